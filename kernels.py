@@ -1,0 +1,329 @@
+"""Every GPU kernel of the engine, in Triton. Imports only torch and triton.
+
+Shape legend: T tokens in the step, B sequences, H hidden, D head dim, NH query heads, NKV kv heads,
+G = NH // NKV query heads per kv head, P cache rows (pages * PAGE), E experts, K in-features,
+N out-features, A = T * TOPK routed (token, expert) pairs, S KV splits.
+Every kernel also runs on the CPU under TRITON_INTERPRET=1 (how CI tests them).
+"""
+import torch
+import triton
+import triton.language as tl
+
+LOG2E = 1.4426950408889634
+
+
+def _dot_precision(dtype):  # float32 mode must be exact fp32, not tf32
+    return "ieee" if dtype == torch.float32 else "tf32"
+
+
+# ----------------------------------------------------------------------------------------------
+# RMSNorm fused with the residual add: h += sum_r delta[:, r]; out = h * rsqrt(mean(h^2) + eps) * w
+# One program per row; H = 2880 fits one block, so h is read once and written once (11.5 KB/row).
+@triton.jit
+def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stride_dr, stride_ot, N, eps,
+                        R: tl.constexpr, HAS_DELTA: tl.constexpr, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    h = tl.load(h_ptr + row * stride_ht + cols, mask=mask, other=0.0).to(tl.float32)
+    if HAS_DELTA:
+        for r in tl.static_range(R):  # fixed order: the same sum whatever the batch holds
+            h += tl.load(d_ptr + row * stride_dt + r * stride_dr + cols, mask=mask, other=0.0).to(tl.float32)
+        tl.store(h_ptr + row * stride_ht + cols, h.to(h_ptr.dtype.element_ty), mask=mask)
+        h = h.to(h_ptr.dtype.element_ty).to(tl.float32)  # normalize what the residual stream holds
+    var = tl.sum(h * h, axis=0) / N
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(out_ptr + row * stride_ot + cols, (h * tl.rsqrt(var + eps) * w).to(out_ptr.dtype.element_ty),
+             mask=mask)
+
+
+def add_rmsnorm(h, w, eps, delta=None):
+    """h: [T, H] residual, updated in place when delta ([T, H] or [T, R, H]) is given. Returns norm(h)."""
+    assert h.dim() == 2 and h.stride(1) == 1 and w.shape == (h.shape[1],)
+    if delta is not None:
+        delta = delta if delta.dim() == 3 else delta[:, None]  # [T, R, H]
+        assert delta.shape[0] == h.shape[0] and delta.shape[2] == h.shape[1] and delta.stride(2) == 1
+    out = torch.empty_like(h)
+    d = delta if delta is not None else h[:, None]
+    _add_rmsnorm_kernel[(h.shape[0],)](h, d, w, out, h.stride(0), d.stride(0), d.stride(1), out.stride(0),
+                                       h.shape[1], eps, R=d.shape[1], HAS_DELTA=delta is not None,
+                                       BLOCK_N=triton.next_power_of_2(h.shape[1]))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# YaRN RoPE on q and k in place (NeoX halves), and/or the append of k and v to a cache.
+# cos_sin[pos] = [cos * c, sin * c] with the YaRN concentration c folded in (built once at load).
+# cache rows: slot[t] (page * PAGE + pos % PAGE, or ring slot * 128 + pos % 128); -1 skips the write.
+@triton.jit
+def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, stride_qt, stride_cp, stride_cr,
+                    NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, HEADS: tl.constexpr,
+                    ROTATE: tl.constexpr, WRITE: tl.constexpr):
+    t = tl.program_id(0).to(tl.int64)
+    hd = tl.arange(0, HEADS)[:, None]  # q heads then k heads
+    i = tl.arange(0, D // 2)[None, :]
+    hmask = hd < NH + NKV
+    base = qkv_ptr + t * stride_qt + hd * D + i
+    x1 = tl.load(base, mask=hmask, other=0.0).to(tl.float32)
+    x2 = tl.load(base + D // 2, mask=hmask, other=0.0).to(tl.float32)
+    if ROTATE:
+        pos = tl.load(pos_ptr + t)
+        cos = tl.load(cs_ptr + pos * stride_cp + i)
+        sin = tl.load(cs_ptr + pos * stride_cp + D // 2 + i)
+        x1, x2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
+        tl.store(base, x1.to(qkv_ptr.dtype.element_ty), mask=hmask)
+        tl.store(base + D // 2, x2.to(qkv_ptr.dtype.element_ty), mask=hmask)
+    if WRITE:
+        slot = tl.load(slot_ptr + t).to(tl.int64)
+        kmask = hmask & (hd >= NH) & (slot >= 0)
+        kdst = kc_ptr + slot * stride_cr + (hd - NH) * D + i
+        tl.store(kdst, x1.to(kc_ptr.dtype.element_ty), mask=kmask)
+        tl.store(kdst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=kmask)
+        vd = tl.arange(0, NKV)[:, None] * D + tl.arange(0, D)[None, :]
+        v = tl.load(qkv_ptr + t * stride_qt + (NH + NKV) * D + vd)
+        tl.store(vc_ptr + slot * stride_cr + vd, v.to(vc_ptr.dtype.element_ty), mask=slot >= 0)
+
+
+def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None):
+    """qkv: [T, NH + 2 NKV, D]. Rotates q and k in place when pos is given; appends k, v to the
+    caches ([P, NKV, D]) at rows `slots` ([T], -1 = skip) when slots is given."""
+    T, heads, D = qkv.shape
+    assert heads == nh + 2 * nkv and qkv.stride(2) == 1 and qkv.stride(1) == D
+    rotate, write = pos is not None, slots is not None
+    if rotate:
+        assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
+    if write:
+        assert slots.shape == (T,) and k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride()
+    dummy = qkv  # pointer for an unused argument
+    _rope_kv_kernel[(T,)](qkv, pos if rotate else dummy, cos_sin if rotate else dummy,
+                          k_cache if write else dummy, v_cache if write else dummy, slots if write else dummy,
+                          qkv.stride(0), cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
+                          NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), ROTATE=rotate, WRITE=write)
+
+
+# ----------------------------------------------------------------------------------------------
+# Attention with sinks, sliding window and GQA, for prefill chunks and decode alike.
+# One program = one sequence x BLOCK_T of its new tokens x one kv head x one KV split; its G query
+# heads ride along as rows, so each K/V tile read from memory serves BLOCK_T * G query rows.
+# Keys before the chunk (positions < start) come from the cache through the block table (a ring has
+# one page of 128 rows per slot and page stride 0); the chunk's own keys come from qkv itself, so a
+# ring can be appended after attention without overwriting keys the chunk still needs.
+# The sink enters as the running max's start value (m = sink, l = 1): no NaN on empty rows, no clamp.
+@triton.jit
+def _attend(q, k, v, m, l, acc, qpos, j, valid, WINDOW: tl.constexpr, PREC: tl.constexpr):
+    s = tl.dot(q, tl.trans(k), input_precision=PREC)  # [M, BLOCK_N], log2 units
+    ok = valid[None, :] & (j[None, :] <= qpos[:, None])
+    if WINDOW > 0:
+        ok = ok & (j[None, :] > qpos[:, None] - WINDOW)
+    s = tl.where(ok, s, float("-inf"))
+    m_new = tl.maximum(m, tl.max(s, axis=1))
+    p = tl.exp2(s - m_new[:, None])
+    alpha = tl.exp2(m - m_new)
+    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PREC)
+    return m_new, l * alpha + tl.sum(p, axis=1), acc
+
+
+@triton.jit
+def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_ptr, out_ptr, ml_ptr,
+                      stride_qt, stride_cr, stride_bb, stride_bp, stride_os, stride_ot, sm_scale,
+                      NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, G: tl.constexpr,
+                      WINDOW: tl.constexpr, PAGE: tl.constexpr, SPLITS: tl.constexpr,
+                      BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, PREC: tl.constexpr):
+    b, qb, pid2 = tl.program_id(0), tl.program_id(1), tl.program_id(2)
+    kvh, split = pid2 % NKV, pid2 // NKV
+    q0 = tl.load(cu_ptr + b)
+    q_len = tl.load(cu_ptr + b + 1) - q0
+    start = tl.load(start_ptr + b)  # tokens already cached for this sequence
+    if qb * BLOCK_T >= q_len:
+        return
+    r = tl.arange(0, BLOCK_T * G)
+    t = qb * BLOCK_T + r // G  # token within the chunk
+    hq = kvh * G + r % G
+    row_ok = t < q_len
+    qpos = start + t
+    d = tl.arange(0, D)[None, :]
+    tok = (q0 + t).to(tl.int64)[:, None]
+    q = tl.load(qkv_ptr + tok * stride_qt + hq[:, None] * D + d, mask=row_ok[:, None], other=0.0)
+    q = (q.to(tl.float32) * (sm_scale * 1.4426950408889634)).to(q.dtype)  # [M, D]
+    m = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634
+    l = tl.full([BLOCK_T * G], 1.0, tl.float32)
+    acc = tl.zeros([BLOCK_T * G, D], tl.float32)
+    hi = start + tl.minimum(q_len, (qb + 1) * BLOCK_T)  # one past the last query position
+    lo = 0
+    if WINDOW > 0:
+        lo = tl.maximum(start + qb * BLOCK_T - WINDOW + 1, 0)
+    per = tl.cdiv(tl.cdiv(hi - lo, SPLITS), BLOCK_N) * BLOCK_N  # keys per split, whole blocks
+    lo = lo + split * per
+    hi = tl.minimum(hi, lo + per)
+    n = tl.arange(0, BLOCK_N)
+    for j0 in range(lo, tl.minimum(start, hi), BLOCK_N):  # cached keys
+        j = j0 + n
+        jm = j < tl.minimum(start, hi)
+        page = tl.load(bt_ptr + b * stride_bb + (j // PAGE) * stride_bp, mask=jm, other=0).to(tl.int64)
+        row = (page * PAGE + j % PAGE)[:, None] * stride_cr + kvh * D + d
+        k = tl.load(kc_ptr + row, mask=jm[:, None], other=0.0)
+        v = tl.load(vc_ptr + row, mask=jm[:, None], other=0.0)
+        m, l, acc = _attend(q, k, v, m, l, acc, qpos, j, jm, WINDOW, PREC)
+    for j0 in range(tl.maximum(lo, start), hi, BLOCK_N):  # this chunk's keys, straight from qkv
+        j = j0 + n
+        jm = j < hi
+        row = (q0 + j - start).to(tl.int64)[:, None] * stride_qt + kvh * D + d
+        k = tl.load(qkv_ptr + row + NH * D, mask=jm[:, None], other=0.0)
+        v = tl.load(qkv_ptr + row + (NH + NKV) * D, mask=jm[:, None], other=0.0)
+        m, l, acc = _attend(q, k, v, m, l, acc, qpos, j, jm, WINDOW, PREC)
+    o = out_ptr + split * stride_os + tok * stride_ot + hq[:, None] * D + d
+    if SPLITS == 1:
+        tl.store(o, (acc / l[:, None]).to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
+    else:  # unnormalized partials; every split counted the sink once, the combine removes S - 1 of them
+        tl.store(o, acc, mask=row_ok[:, None])
+        ml = ml_ptr + (split * (stride_os // D) + (q0 + t).to(tl.int64) * NH + hq) * 2
+        tl.store(ml, m, mask=row_ok)
+        tl.store(ml + 1, l, mask=row_ok)
+
+
+@triton.jit
+def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.constexpr, D: tl.constexpr,
+                    SPLITS: tl.constexpr):
+    th = tl.program_id(0).to(tl.int64)  # one (token, head) row
+    s = tl.arange(0, SPLITS)
+    m = tl.load(ml_ptr + (s * (stride_ps // D) + th) * 2)
+    l = tl.load(ml_ptr + (s * (stride_ps // D) + th) * 2 + 1)
+    mx = tl.max(m, axis=0)
+    sink = tl.load(sink_ptr + th % NH).to(tl.float32) * 1.4426950408889634
+    w = tl.exp2(m - mx)
+    den = tl.sum(l * w, axis=0) - (SPLITS - 1) * tl.exp2(sink - mx)
+    acc = tl.load(part_ptr + s[:, None] * stride_ps + th * D + tl.arange(0, D)[None, :])
+    tl.store(out_ptr + th * D + tl.arange(0, D), (tl.sum(acc * w[:, None], axis=0) / den).to(out_ptr.dtype.element_ty))
+
+
+def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
+              max_q, splits=1, out=None):
+    """qkv: [T, NH + 2 NKV, D] after RoPE; caches [P, NKV, D]; block_table [B, W] (stride 0 pages
+    for a ring); cu_seqlens [B + 1] token offsets; start [B] cached tokens before the chunk.
+    window 0 = full causal. splits > 1 splits the keys (decode with long contexts). Returns [T, NH, D]."""
+    T, heads, D = qkv.shape
+    B, G = start.shape[0], nh // nkv
+    assert heads == nh + 2 * nkv and qkv.stride(1) == D and qkv.stride(2) == 1
+    assert k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride() and k_cache.stride(1) == D
+    assert cu_seqlens.shape == (B + 1,) and block_table.shape[0] == B and sinks.shape == (nh,)
+    assert splits & (splits - 1) == 0, "splits must be a power of 2"
+    out = torch.empty((T, nh, D), device=qkv.device, dtype=qkv.dtype) if out is None else out
+    part, ml = out, out  # unused when splits == 1
+    if splits > 1:
+        part = torch.empty((splits, T, nh, D), device=qkv.device, dtype=torch.float32)
+        ml = torch.empty((splits, T, nh, 2), device=qkv.device, dtype=torch.float32)
+    # BLOCK_T * G query rows >= 16 for tl.dot; 64-key tiles: 16 KB of bf16 K+V per step per program
+    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
+    grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
+    _attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, part, ml,
+                            qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
+                            part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,
+                            NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits,
+                            BLOCK_T=block_t, BLOCK_N=64, PREC=_dot_precision(qkv.dtype))
+    if splits > 1:
+        _combine_kernel[(T * nh,)](part, ml, sinks, out, part.stride(0), NH=nh, D=D, SPLITS=splits)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# MXFP4 MoE. Routing: top-k of the raw router logits, softmax over those k, then the (token, expert)
+# pairs sorted by expert and cut into tiles of BLOCK_M rows, one expert per tile. The tile table has a
+# fixed length (A / BLOCK_M + E), so it is CUDA-graph safe; tiles past the end carry expert -1.
+def moe_route(logits, top_k, block_m):
+    T, E = logits.shape
+    w, ids = torch.topk(logits.float(), top_k, dim=-1)  # [T, k]
+    w = torch.softmax(w, dim=-1)
+    flat = ids.flatten()  # [A]
+    order = torch.argsort(flat, stable=True).to(torch.int32)  # pair ids grouped by expert
+    counts = torch.zeros(E, device=logits.device, dtype=torch.int64).scatter_add_(0, flat, torch.ones_like(flat))
+    tiles = (counts + block_m - 1) // block_m
+    tile_end = torch.cumsum(tiles, 0)
+    row_start = torch.cumsum(counts, 0) - counts
+    n_tiles = triton.cdiv(T * top_k, block_m) + E
+    tid = torch.arange(n_tiles, device=logits.device)
+    e = torch.searchsorted(tile_end, tid, right=True).clamp_(max=E - 1)  # [n_tiles]
+    first = row_start[e] + (tid - (tile_end[e] - tiles[e])) * block_m
+    valid = tid < tile_end[-1]
+    table = torch.stack([torch.where(valid, e, -1), first, row_start[e] + counts[e]]).to(torch.int32)
+    return table, order, w.flatten()  # [3, n_tiles], [A], [A]
+
+
+@triton.jit
+def _fp4(c):  # E2M1 nibble -> fp32: its 3 magnitude bits become fp32 exponent/mantissa, 2^126 fixes the bias
+    bits = ((c & 8) << 28) | ((c & 7) << 22)
+    return bits.to(tl.float32, bitcast=True) * 8.507059173023462e37
+
+
+@triton.jit
+def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr,
+                N, K, stride_xm, stride_we, stride_wk, stride_se, stride_sk, stride_be, stride_om, stride_tt,
+                TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PREC: tl.constexpr):
+    pid_t, pid_n = tl.program_id(0), tl.program_id(1)
+    e = tl.load(table_ptr + pid_t)
+    if e < 0:
+        return
+    r0 = tl.load(table_ptr + stride_tt + pid_t)
+    rows = r0 + tl.arange(0, BLOCK_M)
+    rmask = rows < tl.load(table_ptr + 2 * stride_tt + pid_t)
+    pair = tl.load(order_ptr + rows, mask=rmask, other=0).to(tl.int64)
+    xrow = pair // TOPK if GATE_UP else rows.to(tl.int64)  # gate_up gathers tokens; down reads its rows
+    n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    nmask = n < N
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+    w_base = w_ptr + e.to(tl.int64) * stride_we + n[None, :]
+    s_base = s_ptr + e.to(tl.int64) * stride_se + n[None, :]
+    for k0 in range(0, K // 2, BLOCK_K // 2):  # k0 counts bytes: two features per byte
+        kb = k0 + tl.arange(0, BLOCK_K // 2)
+        m2 = (kb < K // 2)[:, None] & nmask[None, :]
+        wb = tl.load(w_base + kb[:, None] * stride_wk, mask=m2, other=0).to(tl.int32)  # [BK/2, BN] bytes
+        sc = tl.load(s_base + (kb // 16)[:, None] * stride_sk, mask=m2, other=0).to(tl.int32)
+        scale = (sc << 23).to(tl.float32, bitcast=True)  # E8M0: 2^(s - 127)
+        xa = x_ptr + xrow[:, None] * stride_xm + 2 * kb[None, :]
+        xm = rmask[:, None] & (kb < K // 2)[None, :]
+        x_even = tl.load(xa, mask=xm, other=0.0)  # low nibbles hold the even features
+        x_odd = tl.load(xa + 1, mask=xm, other=0.0)
+        acc = tl.dot(x_even, (_fp4(wb & 15) * scale).to(x_even.dtype), acc, input_precision=PREC)
+        acc = tl.dot(x_odd, (_fp4(wb >> 4) * scale).to(x_odd.dtype), acc, input_precision=PREC)
+    acc += tl.load(bias_ptr + e * stride_be + n, mask=nmask, other=0.0).to(tl.float32)[None, :]
+    if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
+        gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
+        gate = tl.minimum(gate, LIMIT)
+        up = tl.minimum(tl.maximum(up, -LIMIT), LIMIT)
+        y = (up + 1.0) * gate * tl.sigmoid(ALPHA * gate)
+        c = pid_n * (BLOCK_N // 2) + tl.arange(0, BLOCK_N // 2)
+        tl.store(out_ptr + rows[:, None].to(tl.int64) * stride_om + c[None, :], y.to(out_ptr.dtype.element_ty),
+                 mask=rmask[:, None] & (c < N // 2)[None, :])
+    else:  # weight by the router and scatter back to the pair's own row: out.view(T, TOPK, H)
+        y = acc * tl.load(rw_ptr + pair, mask=rmask, other=0.0)[:, None]
+        tl.store(out_ptr + pair[:, None] * stride_om + n[None, :], y.to(out_ptr.dtype.element_ty),
+                 mask=rmask[:, None] & nmask[None, :])
+
+
+def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m):
+    E, K2, N = w.shape
+    assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
+    assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
+    block_n = 128  # gate_up: 128 columns -> 64 SwiGLU units; K tile of 64 = 2 scale groups
+    grid = (table.shape[1], triton.cdiv(N, block_n))
+    _moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
+                      s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
+                      TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
+                      BLOCK_K=64, PREC=_dot_precision(x.dtype))
+
+
+def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
+    """x: [T, H] normed activations; logits: [T, E] router output. w1/s1: gate_up blocks [E, H/2, 2I] and
+    scales [E, H/32, 2I] (uint8, K-major: reordered once at load); w2/s2 likewise [E, I/2, H], [E, I/32, H].
+    Returns [T, top_k, H] float32: each pair's router-weighted expert output, summed by add_rmsnorm."""
+    T, H = x.shape
+    I = w1.shape[2] // 2
+    assert logits.shape == (T, w1.shape[0]) and w2.shape[2] == H
+    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many
+    block_m = 16 if T * top_k <= 4 * w1.shape[0] * 16 else 64
+    table, order, rw = moe_route(logits, top_k, block_m)
+    act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
+    out = torch.empty((T * top_k, H), device=x.device, dtype=torch.float32)  # [A, H] in pair order
+    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m)
+    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m)
+    return out.view(T, top_k, H)
