@@ -56,32 +56,31 @@ def add_rmsnorm(h, w, eps, delta=None):
 # cos_sin[pos] = [cos * c, sin * c] with the YaRN concentration c folded in (built once at load).
 # cache rows: slot[t] (page * PAGE + pos % PAGE, or ring slot * 128 + pos % 128); -1 skips the write.
 @triton.jit
-def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, stride_qt, stride_cp, stride_cr,
+def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, stride_qt, stride_cp, stride_cr,
                     NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, HEADS: tl.constexpr,
-                    ROTATE: tl.constexpr, WRITE: tl.constexpr):
-    t = tl.program_id(0).to(tl.int64)
-    hd = tl.arange(0, HEADS)[:, None]  # q heads then k heads
+                    BLOCK_T: tl.constexpr, ROTATE: tl.constexpr, WRITE: tl.constexpr):
+    r = tl.arange(0, BLOCK_T * HEADS)  # rows = (token, head): q heads then k heads
+    t = (tl.program_id(0) * BLOCK_T + r // HEADS).to(tl.int64)[:, None]
+    hd = (r % HEADS)[:, None]
     i = tl.arange(0, D // 2)[None, :]
-    hmask = hd < NH + NKV
+    hmask = (hd < NH + NKV) & (t < T)
     base = qkv_ptr + t * stride_qt + hd * D + i
     x1 = tl.load(base, mask=hmask, other=0.0).to(tl.float32)
     x2 = tl.load(base + D // 2, mask=hmask, other=0.0).to(tl.float32)
     if ROTATE:
-        pos = tl.load(pos_ptr + t)
-        cos = tl.load(cs_ptr + pos * stride_cp + i)
-        sin = tl.load(cs_ptr + pos * stride_cp + D // 2 + i)
+        cs = cs_ptr + tl.load(pos_ptr + t, mask=t < T, other=0) * stride_cp + i
+        cos, sin = tl.load(cs), tl.load(cs + D // 2)
         x1, x2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
         tl.store(base, x1.to(qkv_ptr.dtype.element_ty), mask=hmask)
         tl.store(base + D // 2, x2.to(qkv_ptr.dtype.element_ty), mask=hmask)
-    if WRITE:
-        slot = tl.load(slot_ptr + t).to(tl.int64)
+    if WRITE:  # k from the rows above, v straight from qkv (heads NH + NKV ..)
+        slot = tl.load(slot_ptr + t, mask=t < T, other=-1).to(tl.int64)
         kmask = hmask & (hd >= NH) & (slot >= 0)
-        kdst = kc_ptr + slot * stride_cr + (hd - NH) * D + i
-        tl.store(kdst, x1.to(kc_ptr.dtype.element_ty), mask=kmask)
-        tl.store(kdst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=kmask)
-        vd = tl.arange(0, NKV)[:, None] * D + tl.arange(0, D)[None, :]
-        v = tl.load(qkv_ptr + t * stride_qt + (NH + NKV) * D + vd)
-        tl.store(vc_ptr + slot * stride_cr + vd, v.to(vc_ptr.dtype.element_ty), mask=slot >= 0)
+        dst = slot * stride_cr + (hd - NH) * D + i
+        tl.store(kc_ptr + dst, x1.to(kc_ptr.dtype.element_ty), mask=kmask)
+        tl.store(kc_ptr + dst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=kmask)
+        tl.store(vc_ptr + dst, tl.load(base + NKV * D, mask=kmask), mask=kmask)
+        tl.store(vc_ptr + dst + D // 2, tl.load(base + NKV * D + D // 2, mask=kmask), mask=kmask)
 
 
 def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None):
@@ -94,11 +93,14 @@ def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
         assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
     if write:
         assert slots.shape == (T,) and k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride()
+        assert k_cache.dtype == qkv.dtype
     dummy = qkv  # pointer for an unused argument
-    _rope_kv_kernel[(T,)](qkv, pos if rotate else dummy, cos_sin if rotate else dummy,
-                          k_cache if write else dummy, v_cache if write else dummy, slots if write else dummy,
-                          qkv.stride(0), cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
-                          NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), ROTATE=rotate, WRITE=write)
+    block_t = 4  # 4 tokens x 128 head rows x 32 pairs per program
+    _rope_kv_kernel[(triton.cdiv(T, block_t),)](
+        qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
+        v_cache if write else dummy, slots if write else dummy, T, qkv.stride(0),
+        cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
+        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), BLOCK_T=block_t, ROTATE=rotate, WRITE=write)
 
 
 # ----------------------------------------------------------------------------------------------

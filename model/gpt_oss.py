@@ -1,0 +1,93 @@
+"""The gpt-oss model: embedding, L x (attention + MoE), final norm, lm_head, over kernels.py.
+
+Legend: T tokens in the step, B sequences, H hidden, NH/NKV heads, D head dim, V vocab, R logit rows.
+The model owns no cache: llm.py passes the KV tensors and the step's metadata in `StepInputs`.
+"""
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+import kernels
+from .config import GptOssConfig
+
+
+@dataclass
+class StepInputs:
+    ids: torch.Tensor  # [T] token ids
+    pos: torch.Tensor  # [T] absolute positions
+    cu_seqlens: torch.Tensor  # [B + 1] token offsets of each sequence in the step
+    start: torch.Tensor  # [B] tokens already cached per sequence
+    block_table: torch.Tensor  # [B, W] pages of the full-attention cache
+    ring_table: torch.Tensor  # [B, W] with page stride 0: the sequence's slot in the 128-row rings
+    full_rows: torch.Tensor  # [T] cache row of each token in the paged cache
+    ring_rows: torch.Tensor  # [T] ring row of each token, -1 where a later token of the chunk takes it
+    logit_rows: torch.Tensor  # [R] rows of the step whose next token is wanted
+    max_q: int  # most new tokens of one sequence (1 = decode)
+    splits: int = 1  # KV splits for decode attention over long contexts
+
+
+@dataclass
+class KVCache:
+    k_full: torch.Tensor  # [Lf, P, NKV, D], P = pages * page
+    v_full: torch.Tensor
+    k_ring: torch.Tensor  # [Ls, slots * 128, NKV, D]
+    v_ring: torch.Tensor
+    page: int
+
+
+def yarn_cos_sin(cfg: GptOssConfig, max_pos, device):
+    """[max_pos, D] float32: cos | sin of YaRN frequencies, both times the concentration 0.1 ln(32) + 1."""
+    D, rs = cfg.head_dim, cfg.rope_scaling
+    factor, L0 = rs["factor"], rs["original_max_position_embeddings"]
+    extra = cfg.rope_theta ** -(torch.arange(0, D, 2, dtype=torch.float32) / D)  # [D/2]
+    corr = lambda beta: (D / 2) * math.log(L0 / (beta * 2 * math.pi)) / math.log(cfg.rope_theta)
+    low, high = corr(rs["beta_fast"]), corr(rs["beta_slow"])  # not truncated to integers
+    ramp = ((torch.arange(D // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)
+    inv_freq = extra / factor * ramp + extra * (1 - ramp)
+    ang = torch.arange(max_pos, dtype=torch.float32)[:, None] * inv_freq[None]  # [P, D/2]
+    c = cfg.rope_concentration
+    return torch.cat([ang.cos() * c, ang.sin() * c], dim=1).to(device)
+
+
+class GptOss:
+    def __init__(self, cfg: GptOssConfig, glob: dict, layers: list, max_pos, device):
+        self.cfg, self.layers = cfg, layers
+        self.embed, self.norm, self.lm_head = glob["embed"], glob["norm"], glob["lm_head"]
+        self.cos_sin = yarn_cos_sin(cfg, max_pos, device)
+        sliding = cfg.sliding
+        # index of each layer within its own cache (rings for sliding layers, pages for the rest)
+        self.cache_index = [sum(1 for j in range(l) if sliding[j] == sliding[l]) for l in range(len(sliding))]
+
+    def forward(self, inp: StepInputs, kv: KVCache):
+        """Returns logits [R, V] (float32) for inp.logit_rows."""
+        cfg = self.cfg
+        h = self.embed[inp.ids]  # [T, H] residual stream
+        delta = None
+        for l, w in enumerate(self.layers):
+            x = kernels.add_rmsnorm(h, w["ln1"], cfg.rms_norm_eps, delta)
+            o = self.attention(l, w, x, inp, kv)  # [T, NH * D]
+            x = kernels.add_rmsnorm(h, w["ln2"], cfg.rms_norm_eps, F.linear(o, w["wo"], w["bo"]))
+            delta = kernels.moe(x, F.linear(x, w["wr"], w["br"]), w["w1"], w["s1"], w["b1"], w["w2"], w["s2"],
+                                w["b2"], cfg.num_experts_per_tok, cfg.swiglu_limit)  # [T, k, H]
+        x = kernels.add_rmsnorm(h, self.norm, cfg.rms_norm_eps, delta)
+        return F.linear(x[inp.logit_rows], self.lm_head).float()
+
+    def attention(self, l, w, x, inp: StepInputs, kv: KVCache):
+        cfg, i = self.cfg, self.cache_index[l]
+        nh, nkv, T = cfg.num_attention_heads, cfg.num_key_value_heads, x.shape[0]
+        qkv = F.linear(x, w["wqkv"], w["bqkv"]).view(T, nh + 2 * nkv, cfg.head_dim)  # [T, NH + 2 NKV, D]
+        if cfg.sliding[l]:
+            kc, vc, table, rows, window, page = kv.k_ring[i], kv.v_ring[i], inp.ring_table, inp.ring_rows, 128, 128
+        else:
+            kc, vc, table, rows, window, page = kv.k_full[i], kv.v_full[i], inp.block_table, inp.full_rows, 0, kv.page
+        # decode appends during RoPE (one launch); a prefill chunk appends after attention, because its
+        # ring writes would overwrite keys that the chunk's earlier queries still need
+        fused = inp.max_q == 1
+        kernels.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, rows if fused else None)
+        o = kernels.attention(qkv, kc, vc, table, inp.cu_seqlens, inp.start, w["sinks"], nh, nkv, window, page,
+                              inp.max_q, 1 if cfg.sliding[l] else inp.splits)
+        if not fused:
+            kernels.rope_kv(qkv, nh, nkv, k_cache=kc, v_cache=vc, slots=rows)
+        return o.view(T, nh * cfg.head_dim)

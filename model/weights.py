@@ -1,0 +1,142 @@
+"""Checkpoint I/O: the official Hugging Face layout (config.json + MXFP4 safetensors), random
+weights of the real shapes (load_format="dummy"), and the writer of tiny random checkpoints.
+
+Legend: L layers, H hidden, I intermediate, E experts, V vocab, NH/NKV heads, D head dim.
+Expert weights stay 4-bit: the only change at load is a transpose to K-major
+([E, N, K/32, 16] -> [E, K/2, N]) so the MoE kernel's weight tiles are contiguous along N.
+"""
+import json
+from pathlib import Path
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from .config import GptOssConfig
+
+LAYER_NAMES = ("input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.q_proj.bias",
+               "self_attn.k_proj.weight", "self_attn.k_proj.bias", "self_attn.v_proj.weight",
+               "self_attn.v_proj.bias", "self_attn.o_proj.weight", "self_attn.o_proj.bias", "self_attn.sinks",
+               "post_attention_layernorm.weight", "mlp.router.weight", "mlp.router.bias",
+               "mlp.experts.gate_up_proj_blocks", "mlp.experts.gate_up_proj_scales", "mlp.experts.gate_up_proj_bias",
+               "mlp.experts.down_proj_blocks", "mlp.experts.down_proj_scales", "mlp.experts.down_proj_bias")
+GLOBAL_NAMES = ("model.embed_tokens.weight", "model.norm.weight", "lm_head.weight")
+
+
+def tensor_shapes(cfg: GptOssConfig, layer=None):
+    """HF name -> (shape, dtype) for one layer's tensors (layer=l) or the global ones (layer=None)."""
+    H, I, E, D = cfg.hidden_size, cfg.intermediate_size, cfg.num_local_experts, cfg.head_dim
+    q, kv, bf, u8 = cfg.num_attention_heads * D, cfg.num_key_value_heads * D, torch.bfloat16, torch.uint8
+    if layer is None:
+        return {"model.embed_tokens.weight": ((cfg.vocab_size, H), bf), "model.norm.weight": ((H,), bf),
+                "lm_head.weight": ((cfg.vocab_size, H), bf)}
+    shapes = [(H,), (q, H), (q,), (kv, H), (kv,), (kv, H), (kv,), (H, q), (H,), (cfg.num_attention_heads,),
+              (H,), (E, H), (E,), (E, 2 * I, H // 32, 16), (E, 2 * I, H // 32), (E, 2 * I),
+              (E, H, I // 32, 16), (E, H, I // 32), (E, H)]
+    return {f"model.layers.{layer}.{n}": (s, u8 if "blocks" in n or "scales" in n else bf)
+            for n, s in zip(LAYER_NAMES, shapes)}
+
+
+def random_tensor(name, shape, dtype, gen, device, lm_std=0.02):
+    """Realistic scales: linear weights std 0.02, MXFP4 codes uniform with scale 2^-7 (std ~0.02
+    after dequantization), sinks ~N(0, 1), norm weights ~1."""
+    if dtype == torch.uint8:
+        if name.endswith("blocks"):
+            return torch.randint(0, 256, shape, generator=gen, device=device, dtype=torch.uint8)
+        return torch.randint(119, 121, shape, generator=gen, device=device, dtype=torch.uint8)
+    x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32)
+    if name.endswith("sinks"):
+        pass
+    elif "norm" in name:
+        x = 1.0 + 0.1 * x
+    else:
+        x = x * (lm_std if name == "lm_head.weight" else 0.02)
+    return x.to(dtype)
+
+
+def write_checkpoint(path, cfg: GptOssConfig, seed=0, shards=2, lm_std=0.3):
+    """Write a random checkpoint in the official layout: config.json, zero-based shards
+    model-0000i-of-0000{n-1}.safetensors and model.safetensors.index.json (weight_map)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    gen = torch.Generator().manual_seed(seed)
+    groups = [tensor_shapes(cfg)] + [tensor_shapes(cfg, l) for l in range(cfg.num_hidden_layers)]
+    per = -(-len(groups) // shards)
+    weight_map, total = {}, 0
+    for s in range(shards):
+        fname = f"model-{s:05d}-of-{shards - 1:05d}.safetensors"
+        tensors = {n: random_tensor(n, shape, dt, gen, "cpu", lm_std)
+                   for g in groups[s * per:(s + 1) * per] for n, (shape, dt) in g.items()}
+        save_file(tensors, str(path / fname), metadata={"format": "pt"})
+        weight_map.update({n: fname for n in tensors})
+        total += sum(t.numel() * t.element_size() for t in tensors.values())
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    (path / "model.safetensors.index.json").write_text(json.dumps(index, indent=2))
+    (path / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
+    return path
+
+
+class SafetensorsReader:
+    """Finds each tensor through model.safetensors.index.json, or in a single model.safetensors."""
+
+    def __init__(self, path):
+        path = Path(path)
+        index = path / "model.safetensors.index.json"
+        if index.exists():
+            self.files = {n: path / f for n, f in json.loads(index.read_text())["weight_map"].items()}
+        elif (path / "model.safetensors").exists():
+            with safe_open(path / "model.safetensors", framework="pt") as f:
+                self.files = {n: path / "model.safetensors" for n in f.keys()}
+        else:
+            raise FileNotFoundError(f"{path}: no model.safetensors.index.json or model.safetensors")
+        self.handles = {}
+
+    def get(self, name, shape, dtype, device):
+        if name not in self.files:
+            raise KeyError(f"checkpoint has no tensor {name!r}")
+        f = self.files[name]
+        if f not in self.handles:
+            self.handles[f] = safe_open(f, framework="pt")
+        t = self.handles[f].get_tensor(name)
+        if tuple(t.shape) != tuple(shape) or t.dtype != dtype:
+            raise ValueError(f"{name}: checkpoint has {tuple(t.shape)} {t.dtype}, config implies {tuple(shape)} {dtype}")
+        return t.to(device)
+
+
+def prepare_layer(t: dict, dtype):
+    """HF tensors of one layer (short names) -> the engine's layout. Returns a dict of device tensors."""
+    E = t["mlp.router.weight"].shape[0]
+
+    def kmajor(blocks, scales):  # [E, N, K/32, 16] -> [E, K/2, N]; [E, N, K/32] -> [E, K/32, N]
+        n = blocks.shape[1]
+        return (blocks.reshape(E, n, -1).transpose(1, 2).contiguous(), scales.transpose(1, 2).contiguous())
+
+    w1, s1 = kmajor(t["mlp.experts.gate_up_proj_blocks"], t["mlp.experts.gate_up_proj_scales"])
+    w2, s2 = kmajor(t["mlp.experts.down_proj_blocks"], t["mlp.experts.down_proj_scales"])
+    cat = lambda kind: torch.cat([t[f"self_attn.{p}_proj.{kind}"] for p in "qkv"]).to(dtype)
+    return dict(ln1=t["input_layernorm.weight"].to(dtype), wqkv=cat("weight"), bqkv=cat("bias"),
+                sinks=t["self_attn.sinks"].float(), wo=t["self_attn.o_proj.weight"].to(dtype),
+                bo=t["self_attn.o_proj.bias"].to(dtype), ln2=t["post_attention_layernorm.weight"].to(dtype),
+                wr=t["mlp.router.weight"].to(dtype), br=t["mlp.router.bias"].to(dtype),
+                w1=w1, s1=s1, b1=t["mlp.experts.gate_up_proj_bias"].float(),
+                w2=w2, s2=s2, b2=t["mlp.experts.down_proj_bias"].float())
+
+
+def load_weights(path, cfg: GptOssConfig, device, dtype, dummy=False, seed=0, progress=None):
+    """Returns (globals dict, list of per-layer dicts). dummy=True draws random tensors on the device."""
+    gen = torch.Generator(device=device).manual_seed(seed) if dummy else None
+    reader = None if dummy else SafetensorsReader(path)
+
+    def fetch(shapes):
+        if dummy:
+            return {n: random_tensor(n, s, dt, gen, device) for n, (s, dt) in shapes.items()}
+        return {n: reader.get(n, s, dt, device) for n, (s, dt) in shapes.items()}
+
+    layers = []
+    for l in (progress or (lambda x: x))(range(cfg.num_hidden_layers)):
+        prefix = f"model.layers.{l}."
+        layers.append(prepare_layer({n[len(prefix):]: x for n, x in fetch(tensor_shapes(cfg, l)).items()}, dtype))
+    g = fetch(tensor_shapes(cfg))
+    glob = dict(embed=g["model.embed_tokens.weight"].to(dtype), norm=g["model.norm.weight"].to(dtype),
+                lm_head=g["lm_head.weight"].to(dtype))
+    return glob, layers

@@ -1,0 +1,19 @@
+"""Shared test fixtures' building blocks: the tiny checkpoint and the tokenizer data path."""
+import json
+from pathlib import Path
+
+import pytest
+from safetensors.torch import load_file
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+TIKTOKEN = DATA / "o200k_base.tiktoken"
+needs_data = pytest.mark.skipif(not TIKTOKEN.exists(), reason=f"tokenizer data not found at {DATA}")
+
+
+def load_checkpoint_tensors(path):
+    """All tensors of a checkpoint by HF name, found through the index like the engine does."""
+    index = json.loads((Path(path) / "model.safetensors.index.json").read_text())
+    out = {}
+    for f in sorted(set(index["weight_map"].values())):
+        out.update(load_file(str(Path(path) / f)))
+    return out

@@ -1,0 +1,175 @@
+"""Each kernel against a float32 PyTorch reference written from the math (tests/reference.py).
+Small and odd shapes run everywhere (the CPU runs them under TRITON_INTERPRET=1); the real 20b and
+120b per-layer shapes run on CUDA only. Mutation checks: a deliberately broken variant must fail."""
+import pytest
+import torch
+
+import kernels as K
+import reference as R
+
+CUDA = torch.cuda.is_available()
+gpu_only = pytest.mark.skipif(not CUDA, reason="real-size shapes need a GPU (too slow for the CPU interpreter)")
+TOL = {torch.float32: 2e-5, torch.bfloat16: 2e-2}  # relative L2 error: fp32 math vs bf16 operands
+
+
+def rel(a, b):
+    return ((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-12)).item()
+
+
+@pytest.mark.parametrize("T,H,NR", [(1, 2880, 1), (7, 100, 4), (3, 64, 0), (5, 2880, 4)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_add_rmsnorm(device, T, H, NR, dtype):
+    h = torch.randn(T, H, device=device)
+    d = torch.randn(T, max(NR, 1), H, device=device)
+    w = 1 + 0.1 * torch.randn(H, device=device)
+    href = h + d.sum(1) if NR else h
+    hk = h.to(dtype, copy=True)
+    out = K.add_rmsnorm(hk, w.to(dtype), 1e-5, d.to(dtype) if NR else None)
+    assert rel(out, R.rms_norm(href, w)) < TOL[dtype]
+    assert rel(hk, href) < TOL[dtype]  # the residual stream was updated in place
+
+
+def yarn_table(D, P, device):
+    inv, c = R.yarn_inv_freq_and_scale(D)
+    ang = torch.arange(P, dtype=torch.float32)[:, None] * inv[None]
+    return torch.cat([ang.cos() * c, ang.sin() * c], 1).to(device)
+
+
+@pytest.mark.parametrize("NH,NKV,D,T", [(8, 2, 64, 5), (4, 4, 32, 1), (8, 2, 64, 13),
+                                        pytest.param(64, 8, 64, 37, marks=gpu_only)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_rope_kv(device, NH, NKV, D, T, dtype):
+    P = 131072 if CUDA else 4096
+    qkv = torch.randn(T, NH + 2 * NKV, D, device=device)
+    pos = torch.randint(0, P, (T,), device=device, dtype=torch.int32)
+    slots = torch.randperm(3 * T, device=device)[:T].int()
+    slots[0] = -1  # skipped
+    kc = torch.full((3 * T, NKV, D), 7.0, device=device, dtype=dtype)
+    vc = kc.clone()
+    x = qkv.to(dtype, copy=True)
+    K.rope_kv(x, NH, NKV, pos, yarn_table(D, P, device), kc, vc, slots)
+    inv, c = R.yarn_inv_freq_and_scale(D)
+    q_ref = R.rope(qkv[:, :NH].cpu(), pos.cpu(), inv, c)
+    k_ref = R.rope(qkv[:, NH:NH + NKV].cpu(), pos.cpu(), inv, c)
+    assert rel(x[:, :NH].cpu(), q_ref) < TOL[dtype] and rel(x[:, NH:NH + NKV].cpu(), k_ref) < TOL[dtype]
+    assert torch.equal(x[:, NH + NKV:], qkv[:, NH + NKV:].to(dtype))  # v untouched
+    s = slots[1:].long()
+    assert torch.equal(kc[s], x[1:, NH:NH + NKV]) and torch.equal(vc[s], x[1:, NH + NKV:])
+    untouched = torch.ones(3 * T, dtype=torch.bool, device=device)
+    untouched[s] = False
+    assert (kc[untouched] == 7).all() and (vc[untouched] == 7).all()
+
+
+def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, page=16, kernel_window=None,
+                   kernel_sinks=None):
+    """B sequences with ctx[b] tokens cached (paged, or a 128-row ring) and new[b] tokens in the step.
+    Returns (kernel output, reference) for the new tokens."""
+    B, W = len(ctx), 64
+    full = [torch.randn(c + n, NH + 2 * NKV, D) for c, n in zip(ctx, new)]
+    sinks = torch.randn(NH)
+    rows = (B + 1) * 128 if window else 200 * page
+    kc = torch.zeros(rows, NKV, D, dtype=dtype)
+    vc = torch.zeros_like(kc)
+    pages = (torch.randperm(199)[:B * W] + 1).view(B, W).int()  # scattered, never page 0
+    slots = torch.randperm(B).int()
+    for b in range(B):
+        for i in range(max(0, ctx[b] - 128) if window else 0, ctx[b]):
+            r = slots[b] * 128 + i % 128 if window else pages[b, i // page] * page + i % page
+            kc[r], vc[r] = full[b][i, NH:NH + NKV], full[b][i, NH + NKV:]
+    qkv = torch.cat([f[c:] for f, c in zip(full, ctx)]).to(dtype)
+    cu = torch.tensor([0] + torch.tensor(new).cumsum(0).tolist(), dtype=torch.int32)
+    table = slots[:, None].expand(B, W) if window else pages
+    ks = sinks if kernel_sinks is None else kernel_sinks
+    args = [t.to(device) for t in (qkv, kc, vc, table, cu, torch.tensor(ctx, dtype=torch.int32), ks)]
+    kw = kernel_window if kernel_window is not None else window
+    out = K.attention(*args, NH, NKV, kw, 128 if window else page, max(new), splits=splits).cpu()
+    ref = [R.attention(f[:, :NH], f[:, NH:NH + NKV], f[:, NH + NKV:], sinks, window or None).view(-1, NH, D)[c:]
+           for f, c in zip(full, ctx)]
+    return out, torch.cat(ref)
+
+
+ATTN_CASES = [  # (ctx, new): decode batches, prefill chunks after a cache, packed prompts, odd lengths
+    ([5, 1, 150], [1, 1, 1]), ([0], [37]), ([0, 0, 3], [5, 1, 150]), ([200], [70]), ([130, 7], [1, 200]),
+]
+
+
+@pytest.mark.parametrize("ctx,new", ATTN_CASES)
+@pytest.mark.parametrize("window", [0, 128])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_attention(device, ctx, new, window, dtype):
+    out, ref = attention_case(device, dtype, ctx, new, window, 1)
+    assert rel(out, ref) < TOL[dtype]
+
+
+@pytest.mark.parametrize("splits", [2, 8])
+@pytest.mark.parametrize("window", [0, 128])
+def test_attention_split_kv(device, splits, window):
+    out, ref = attention_case(device, torch.float32, [300, 3, 0], [1, 1, 1], window, splits)
+    assert rel(out, ref) < TOL[torch.float32]
+
+
+@gpu_only
+@pytest.mark.parametrize("ctx,new,splits", [([0], [4096], 1), ([8191, 100, 5000], [1, 1, 1], 8),
+                                            ([4000], [1000], 1)])
+@pytest.mark.parametrize("window", [0, 128])
+def test_attention_real_shapes(device, ctx, new, splits, window):
+    out, ref = attention_case(device, torch.bfloat16, ctx, new, window, splits, NH=64, NKV=8, page=256)
+    assert rel(out, ref) < TOL[torch.bfloat16]
+
+
+def test_mutation_window_129_fails(device):
+    """A 129-key window must stand far above float32 noise."""
+    out, ref = attention_case(device, torch.float32, [200], [40], 128, 1, kernel_window=129)
+    assert rel(out, ref) > 100 * TOL[torch.float32]
+
+
+def test_mutation_sinks_dropped_fails(device):
+    """The same inputs with the sinks dropped from the kernel (a -1e4 logit) must fail the comparison."""
+    torch.manual_seed(1)
+    good, ref = attention_case(device, torch.float32, [20], [5], 0, 1)
+    torch.manual_seed(1)
+    bad, _ = attention_case(device, torch.float32, [20], [5], 0, 1, kernel_sinks=torch.full((8,), -1e4))
+    assert rel(good, ref) < TOL[torch.float32] and rel(bad, ref) > 100 * TOL[torch.float32]
+
+
+def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False):
+    blocks1 = torch.randint(0, 256, (E, 2 * I, H // 32, 16), dtype=torch.uint8)
+    blocks2 = torch.randint(0, 256, (E, H, I // 32, 16), dtype=torch.uint8)
+    scales1 = torch.randint(118, 123, (E, 2 * I, H // 32), dtype=torch.uint8)
+    scales2 = torch.randint(118, 123, (E, H, I // 32), dtype=torch.uint8)
+    b1, b2 = 0.1 * torch.randn(E, 2 * I), 0.1 * torch.randn(E, H)
+    x, rw, rb = torch.randn(T, H), torch.randn(E, H) * 0.1, torch.randn(E) * 0.1
+    ref = R.moe(x, rw, rb, R.mxfp4_dequant(blocks1, scales1), b1, R.mxfp4_dequant(blocks2, scales2), b2, topk)
+    if swap_nibbles:
+        blocks1 = (blocks1 << 4) | (blocks1 >> 4)
+
+    def kmajor(b, s):  # the load-time reorder of model/weights.py
+        return b.reshape(E, b.shape[1], -1).transpose(1, 2).contiguous().to(device), \
+            s.transpose(1, 2).contiguous().to(device)
+
+    (w1, s1), (w2, s2) = kmajor(blocks1, scales1), kmajor(blocks2, scales2)
+    xd = x.to(device)
+    y = K.moe(xd.to(dtype), xd @ rw.to(device).T + rb.to(device), w1, s1, b1.to(device), w2, s2, b2.to(device),
+              topk, 7.0)
+    return y.sum(1).cpu(), ref
+
+
+@pytest.mark.parametrize("E,H,I,T,topk", [(8, 128, 96, 1, 4), (8, 128, 96, 5, 4), (4, 64, 64, 40, 2),
+                                          (8, 96, 160, 3, 4), (8, 128, 96, 70, 4)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_moe(device, E, H, I, T, topk, dtype):
+    y, ref = moe_case(device, E, H, I, T, topk, dtype)
+    assert rel(y, ref) < TOL[dtype]
+
+
+@gpu_only
+@pytest.mark.parametrize("E", [32, 128])  # 20b and 120b
+@pytest.mark.parametrize("T", [1, 64, 1000])
+def test_moe_real_shapes(device, E, T):
+    y, ref = moe_case(device, E, 2880, 2880, T, 4, torch.bfloat16)
+    assert rel(y, ref) < TOL[torch.bfloat16]
+
+
+def test_mutation_swapped_nibbles_fails(device):
+    y, ref = moe_case(device, 8, 64, 64, 3, 4, torch.float32, swap_nibbles=True)
+    assert rel(y, ref) > 100 * TOL[torch.float32]
