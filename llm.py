@@ -7,6 +7,7 @@ Legend: B sequences in the step, T tokens in the step, W block-table width (page
 S max_slots, P page rows, V vocab.
 """
 import itertools
+import os
 import queue
 import threading
 import time
@@ -17,6 +18,9 @@ from pathlib import Path
 
 import torch
 from tqdm import tqdm
+
+if not torch.cuda.is_available():  # no GPU: the kernels run on the CPU under Triton's interpreter
+    os.environ.setdefault("TRITON_INTERPRET", "1")
 
 from model.config import GptOssConfig
 from model.gpt_oss import GptOss, KVCache, StepInputs

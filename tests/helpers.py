@@ -5,7 +5,10 @@ from pathlib import Path
 import pytest
 from safetensors.torch import load_file
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+_ROOT = Path(__file__).resolve().parents[1]
+# ../shared/data beside the checkout; on the GPU machine a git-ignored copy travels as shared/data
+DATA = next((p for p in (_ROOT.parent / "shared" / "data", _ROOT / "shared" / "data") if p.exists()),
+            _ROOT.parent / "shared" / "data")
 TIKTOKEN = DATA / "o200k_base.tiktoken"
 needs_data = pytest.mark.skipif(not TIKTOKEN.exists(), reason=f"tokenizer data not found at {DATA}")
 

@@ -24,3 +24,19 @@ def test_greedy_float32_matches_reference(engine, reference_model):
         assert o.token_ids == reference_model.greedy(p, 32)
         assert o.finish_reason == "length" and o.prompt_token_ids == p
         assert o.text == engine.tokenizer.decode(o.token_ids)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="full-size dummy weights need a GPU")
+@pytest.mark.parametrize("size", ["20b", "120b"])
+def test_dummy_full_size_generates(tmp_path, size):
+    import json
+    from model.config import GptOssConfig, gpt_oss_120b
+    cfg = gpt_oss_120b() if size == "120b" else GptOssConfig()
+    (tmp_path / "config.json").write_text(json.dumps(cfg.to_dict()))
+    eng = LLM(tmp_path, load_format="dummy", tokenizer=TIKTOKEN, max_slots=8)
+    try:
+        outs = eng.generate(["Hello there", list(range(300))], max_tokens=24, ignore_eos=True).result()
+        assert [len(o.token_ids) for o in outs] == [24, 24]
+        assert all(0 <= t < cfg.vocab_size for o in outs for t in o.token_ids)
+    finally:
+        eng.stop()

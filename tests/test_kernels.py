@@ -64,25 +64,24 @@ def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, p
                    kernel_sinks=None):
     """B sequences with ctx[b] tokens cached (paged, or a 128-row ring) and new[b] tokens in the step.
     Returns (kernel output, reference) for the new tokens."""
-    B, W = len(ctx), 64
-    full = [torch.randn(c + n, NH + 2 * NKV, D) for c, n in zip(ctx, new)]
-    sinks = torch.randn(NH)
-    rows = (B + 1) * 128 if window else 200 * page
-    kc = torch.zeros(rows, NKV, D, dtype=dtype)
+    B, W = len(ctx), max(64, -(-max(c + n for c, n in zip(ctx, new)) // page))
+    full = [torch.randn(c + n, NH + 2 * NKV, D, device=device) for c, n in zip(ctx, new)]
+    sinks = torch.randn(NH, device=device)
+    kc = torch.zeros((B + 1) * 128 if window else (B * W + 1) * page, NKV, D, dtype=dtype, device=device)
     vc = torch.zeros_like(kc)
-    pages = (torch.randperm(199)[:B * W] + 1).view(B, W).int()  # scattered, never page 0
-    slots = torch.randperm(B).int()
+    pages = (torch.randperm(B * W, device=device) + 1).view(B, W).int()  # scattered, never page 0
+    slots = torch.randperm(B, device=device).int()
     for b in range(B):
-        for i in range(max(0, ctx[b] - 128) if window else 0, ctx[b]):
-            r = slots[b] * 128 + i % 128 if window else pages[b, i // page] * page + i % page
-            kc[r], vc[r] = full[b][i, NH:NH + NKV], full[b][i, NH + NKV:]
+        i = torch.arange(max(0, ctx[b] - 128) if window else 0, ctx[b], device=device)
+        r = slots[b] * 128 + i % 128 if window else pages[b, i // page] * page + i % page
+        kc[r], vc[r] = full[b][i, NH:NH + NKV].to(dtype), full[b][i, NH + NKV:].to(dtype)
     qkv = torch.cat([f[c:] for f, c in zip(full, ctx)]).to(dtype)
-    cu = torch.tensor([0] + torch.tensor(new).cumsum(0).tolist(), dtype=torch.int32)
+    cu = torch.tensor([0] + torch.tensor(new).cumsum(0).tolist(), dtype=torch.int32, device=device)
     table = slots[:, None].expand(B, W) if window else pages
-    ks = sinks if kernel_sinks is None else kernel_sinks
-    args = [t.to(device) for t in (qkv, kc, vc, table, cu, torch.tensor(ctx, dtype=torch.int32), ks)]
-    kw = kernel_window if kernel_window is not None else window
-    out = K.attention(*args, NH, NKV, kw, 128 if window else page, max(new), splits=splits).cpu()
+    start = torch.tensor(ctx, dtype=torch.int32, device=device)
+    out = K.attention(qkv, kc, vc, table, cu, start, sinks if kernel_sinks is None else kernel_sinks.to(device),
+                      NH, NKV, window if kernel_window is None else kernel_window, 128 if window else page,
+                      max(new), splits=splits)
     ref = [R.attention(f[:, :NH], f[:, NH:NH + NKV], f[:, NH + NKV:], sinks, window or None).view(-1, NH, D)[c:]
            for f, c in zip(full, ctx)]
     return out, torch.cat(ref)
@@ -133,25 +132,21 @@ def test_mutation_sinks_dropped_fails(device):
 
 
 def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False):
-    blocks1 = torch.randint(0, 256, (E, 2 * I, H // 32, 16), dtype=torch.uint8)
-    blocks2 = torch.randint(0, 256, (E, H, I // 32, 16), dtype=torch.uint8)
-    scales1 = torch.randint(118, 123, (E, 2 * I, H // 32), dtype=torch.uint8)
-    scales2 = torch.randint(118, 123, (E, H, I // 32), dtype=torch.uint8)
-    b1, b2 = 0.1 * torch.randn(E, 2 * I), 0.1 * torch.randn(E, H)
-    x, rw, rb = torch.randn(T, H), torch.randn(E, H) * 0.1, torch.randn(E) * 0.1
+    u8 = dict(dtype=torch.uint8, device=device)
+    blocks1, blocks2 = torch.randint(0, 256, (E, 2 * I, H // 32, 16), **u8), torch.randint(0, 256, (E, H, I // 32, 16), **u8)
+    scales1, scales2 = torch.randint(118, 123, (E, 2 * I, H // 32), **u8), torch.randint(118, 123, (E, H, I // 32), **u8)
+    b1, b2 = 0.1 * torch.randn(E, 2 * I, device=device), 0.1 * torch.randn(E, H, device=device)
+    x, rw, rb = torch.randn(T, H, device=device), 0.1 * torch.randn(E, H, device=device), 0.1 * torch.randn(E, device=device)
     ref = R.moe(x, rw, rb, R.mxfp4_dequant(blocks1, scales1), b1, R.mxfp4_dequant(blocks2, scales2), b2, topk)
     if swap_nibbles:
         blocks1 = (blocks1 << 4) | (blocks1 >> 4)
 
     def kmajor(b, s):  # the load-time reorder of model/weights.py
-        return b.reshape(E, b.shape[1], -1).transpose(1, 2).contiguous().to(device), \
-            s.transpose(1, 2).contiguous().to(device)
+        return b.reshape(E, b.shape[1], -1).transpose(1, 2).contiguous(), s.transpose(1, 2).contiguous()
 
     (w1, s1), (w2, s2) = kmajor(blocks1, scales1), kmajor(blocks2, scales2)
-    xd = x.to(device)
-    y = K.moe(xd.to(dtype), xd @ rw.to(device).T + rb.to(device), w1, s1, b1.to(device), w2, s2, b2.to(device),
-              topk, 7.0)
-    return y.sum(1).cpu(), ref
+    y = K.moe(x.to(dtype), x @ rw.T + rb, w1, s1, b1, w2, s2, b2, topk, 7.0)
+    return y.sum(1), ref
 
 
 @pytest.mark.parametrize("E,H,I,T,topk", [(8, 128, 96, 1, 4), (8, 128, 96, 5, 4), (4, 64, 64, 40, 2),
