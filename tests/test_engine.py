@@ -13,7 +13,7 @@ PROMPTS = [[200006], [1, 2, 3, 4, 5, 6, 7], list(range(1000, 1150)), list(range(
 
 @pytest.fixture(scope="module")
 def engine(tiny_dir):
-    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=4)
+    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=4, num_pages=256)
     yield eng
     eng.stop()
 
