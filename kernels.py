@@ -228,65 +228,113 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
 
 
 # ----------------------------------------------------------------------------------------------
-# MXFP4 MoE. Routing: top-k of the raw router logits, softmax over those k, then the (token, expert)
-# pairs sorted by expert and cut into tiles of BLOCK_M rows, one expert per tile. The tile table has a
-# fixed length (A / BLOCK_M + E), so it is CUDA-graph safe; tiles past the end carry expert -1.
-def moe_route(logits, top_k, block_m):
-    T, E = logits.shape
-    w, ids = torch.topk(logits.float(), top_k, dim=-1)  # [T, k]
-    w = torch.softmax(w, dim=-1)
-    flat = ids.flatten()  # [A]
-    order = torch.argsort(flat, stable=True).to(torch.int32)  # pair ids grouped by expert
-    counts = torch.zeros(E, device=logits.device, dtype=torch.int64).scatter_add_(0, flat, torch.ones_like(flat))
-    tiles = (counts + block_m - 1) // block_m
-    tile_end = torch.cumsum(tiles, 0)
-    row_start = torch.cumsum(counts, 0) - counts
-    n_tiles = triton.cdiv(T * top_k, block_m) + E
-    tid = torch.arange(n_tiles, device=logits.device)
-    e = torch.searchsorted(tile_end, tid, right=True).clamp_(max=E - 1)  # [n_tiles]
-    first = row_start[e] + (tid - (tile_end[e] - tiles[e])) * block_m
-    valid = tid < tile_end[-1]
-    table = torch.stack([torch.where(valid, e, -1), first, row_start[e] + counts[e]]).to(torch.int32)
-    return table, order, w.flatten()  # [3, n_tiles], [A], [A]
+# MXFP4 MoE. Routing: top-k of the raw router logits, softmax over those k; then the (token, expert)
+# pairs grouped by expert and cut into tiles of BLOCK_M rows, one expert per tile. Two launches, and
+# the tile table has a fixed length, so the whole MoE is CUDA-graph safe.
+@triton.jit
+def _topk_kernel(logit_ptr, ids_ptr, w_ptr, T, E, stride_lt, TOPK: tl.constexpr, KP: tl.constexpr,
+                 EP: tl.constexpr, BLOCK_T: tl.constexpr):
+    t = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
+    e = tl.arange(0, EP)[None, :]
+    kk = tl.arange(0, KP)[None, :]
+    lg = tl.load(logit_ptr + t[:, None] * stride_lt + e, mask=(t[:, None] < T) & (e < E), other=float("-inf"))
+    lg = lg.to(tl.float32)
+    ids = tl.zeros([BLOCK_T, KP], tl.int32)
+    vals = tl.full([BLOCK_T, KP], float("-inf"), tl.float32)
+    for k in tl.static_range(TOPK):  # k-th largest; ties go to the lower expert id
+        m = tl.max(lg, axis=1)
+        idx = tl.min(tl.where(lg == m[:, None], e, EP), axis=1)
+        ids = tl.where(kk == k, idx[:, None], ids)
+        vals = tl.where(kk == k, m[:, None], vals)
+        lg = tl.where(e == idx[:, None], float("-inf"), lg)
+    p = tl.exp(vals - tl.max(vals, axis=1)[:, None])  # softmax over the k chosen logits only
+    out = t[:, None] * TOPK + kk
+    omask = (t[:, None] < T) & (kk < TOPK)
+    tl.store(ids_ptr + out, ids, mask=omask)
+    tl.store(w_ptr + out, p / tl.sum(p, axis=1)[:, None], mask=omask)
 
 
 @triton.jit
-def _fp4(c):  # E2M1 nibble -> fp32: its 3 magnitude bits become fp32 exponent/mantissa, 2^126 fixes the bias
-    bits = ((c & 8) << 28) | ((c & 7) << 22)
-    return bits.to(tl.float32, bitcast=True) * 8.507059173023462e37
+def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.constexpr,
+                  BLOCK_M: tl.constexpr, BLOCK: tl.constexpr):
+    e = tl.arange(0, EP)[None, :]
+    b = tl.arange(0, BLOCK)
+    counts = tl.zeros([EP], tl.int32)
+    for p0 in range(0, A, BLOCK):  # pass 1: pairs per expert
+        ids = tl.load(ids_ptr + p0 + b, mask=p0 + b < A, other=EP)
+        counts += tl.sum((ids[:, None] == e).to(tl.int32), axis=0)
+    tiles = (counts + BLOCK_M - 1) // BLOCK_M
+    tile_end = tl.cumsum(tiles, axis=0)
+    start = tl.cumsum(counts, axis=0) - counts
+    for i0 in range(0, n_tiles, BLOCK):  # the tile table: expert, first row, end row (expert -1 = none)
+        i = i0 + b
+        ex = tl.sum((tile_end[None, :] <= i[:, None]).to(tl.int32), axis=1)
+        sel = e == ex[:, None]
+        pick = lambda v: tl.sum(tl.where(sel, v[None, :], 0), axis=1)
+        row0 = pick(start) + (i - pick(tile_end) + pick(tiles)) * BLOCK_M
+        tl.store(table_ptr + i, tl.where(i < tl.sum(tiles, axis=0), ex, -1), mask=i < n_tiles)
+        tl.store(table_ptr + stride_tt + i, row0, mask=i < n_tiles)
+        tl.store(table_ptr + 2 * stride_tt + i, pick(start) + pick(counts), mask=i < n_tiles)
+    for p0 in range(0, A, BLOCK):  # pass 2: each pair's row, in pair order within an expert
+        ids = tl.load(ids_ptr + p0 + b, mask=p0 + b < A, other=EP)
+        hot = (ids[:, None] == e).to(tl.int32)
+        rank = tl.cumsum(hot, axis=0) - hot + start[None, :]
+        tl.store(order_ptr + tl.sum(hot * rank, axis=1), p0 + b, mask=p0 + b < A)
+        start += tl.sum(hot, axis=0)
+
+
+def moe_route(logits, top_k, block_m):
+    """logits: [T, E]. Returns the tile table [3, n_tiles] (expert or -1, first row, end row), order [A]
+    (pair ids grouped by expert) and the router weights [A]."""
+    T, E = logits.shape
+    A = T * top_k
+    ids = torch.empty(A, device=logits.device, dtype=torch.int32)
+    w = torch.empty(A, device=logits.device, dtype=torch.float32)
+    order = torch.empty(A, device=logits.device, dtype=torch.int32)
+    n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
+    table = torch.empty((3, n_tiles), device=logits.device, dtype=torch.int32)
+    EP = triton.next_power_of_2(E)
+    _topk_kernel[(triton.cdiv(T, 16),)](logits, ids, w, T, E, logits.stride(0), TOPK=top_k,
+                                        KP=triton.next_power_of_2(top_k), EP=EP, BLOCK_T=16)
+    _tiles_kernel[(1,)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m, BLOCK=128)
+    return table, order, w
+
+
+@triton.jit
+def _fp4(c):  # E2M1 nibble -> fp16 holding value * 2^-14 (exact; fp16 keeps subnormals, no flush)
+    c = c.to(tl.int16)
+    return (((c & 8) << 12) | ((c & 7) << 9)).to(tl.float16, bitcast=True)
 
 
 @triton.jit
 def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr,
                 N, K, stride_xm, stride_we, stride_wk, stride_se, stride_sk, stride_be, stride_om, stride_tt,
                 TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PREC: tl.constexpr):
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PREC: tl.constexpr):
     pid_t, pid_n = tl.program_id(0), tl.program_id(1)
     e = tl.load(table_ptr + pid_t)
     if e < 0:
         return
-    r0 = tl.load(table_ptr + stride_tt + pid_t)
-    rows = r0 + tl.arange(0, BLOCK_M)
+    rows = tl.load(table_ptr + stride_tt + pid_t) + tl.arange(0, BLOCK_M)
     rmask = rows < tl.load(table_ptr + 2 * stride_tt + pid_t)
     pair = tl.load(order_ptr + rows, mask=rmask, other=0).to(tl.int64)
     xrow = pair // TOPK if GATE_UP else rows.to(tl.int64)  # gate_up gathers tokens; down reads its rows
     n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     nmask = n < N
+    # fp16 dot operands in bf16 mode: bf16 activations convert exactly, fp16 holds the E2M1 codes exactly
+    DT: tl.constexpr = tl.float32 if x_ptr.dtype.element_ty == tl.float32 else tl.float16
+    w_ptrs = w_ptr + e.to(tl.int64) * stride_we + tl.arange(0, 16)[:, None] * stride_wk + n[None, :]
+    s_ptrs = s_ptr + e.to(tl.int64) * stride_se + n
+    x_ptrs = x_ptr + xrow[:, None] * stride_xm + tl.arange(0, 32)[None, :]
     acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
-    w_base = w_ptr + e.to(tl.int64) * stride_we + n[None, :]
-    s_base = s_ptr + e.to(tl.int64) * stride_se + n[None, :]
-    for k0 in range(0, K // 2, BLOCK_K // 2):  # k0 counts bytes: two features per byte
-        kb = k0 + tl.arange(0, BLOCK_K // 2)
-        m2 = (kb < K // 2)[:, None] & nmask[None, :]
-        wb = tl.load(w_base + kb[:, None] * stride_wk, mask=m2, other=0).to(tl.int32)  # [BK/2, BN] bytes
-        sc = tl.load(s_base + (kb // 16)[:, None] * stride_sk, mask=m2, other=0).to(tl.int32)
-        scale = (sc << 23).to(tl.float32, bitcast=True)  # E8M0: 2^(s - 127)
-        xa = x_ptr + xrow[:, None] * stride_xm + 2 * kb[None, :]
-        xm = rmask[:, None] & (kb < K // 2)[None, :]
-        x_even = tl.load(xa, mask=xm, other=0.0)  # low nibbles hold the even features
-        x_odd = tl.load(xa + 1, mask=xm, other=0.0)
-        acc = tl.dot(x_even, (_fp4(wb & 15) * scale).to(x_even.dtype), acc, input_precision=PREC)
-        acc = tl.dot(x_odd, (_fp4(wb >> 4) * scale).to(x_odd.dtype), acc, input_precision=PREC)
+    for g in range(0, K // 32):  # one 32-feature scale group per step: 16 bytes x BLOCK_N
+        wb = tl.load(w_ptrs + g * 16 * stride_wk, mask=nmask[None, :], other=0)  # [16, BN] uint8
+        x_even, x_odd = tl.split(tl.reshape(tl.load(x_ptrs + g * 32, mask=rmask[:, None], other=0.0),
+                                            [BLOCK_M, 16, 2]))  # low nibbles hold the even features
+        part = tl.dot(x_even.to(DT), _fp4(wb & 15).to(DT), input_precision=PREC)
+        part = tl.dot(x_odd.to(DT), _fp4(wb >> 4).to(DT), part, input_precision=PREC)
+        sc = tl.load(s_ptrs + g * stride_sk, mask=nmask, other=0).to(tl.int32)
+        acc += part * ((sc + 14) << 23).to(tl.float32, bitcast=True)[None, :]  # E8M0 2^(s-127), times 2^14
     acc += tl.load(bias_ptr + e * stride_be + n, mask=nmask, other=0.0).to(tl.float32)[None, :]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
@@ -306,12 +354,13 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     E, K2, N = w.shape
     assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
     assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
-    block_n = 128  # gate_up: 128 columns -> 64 SwiGLU units; K tile of 64 = 2 scale groups
+    # 64 columns while few tokens: 4 experts x 90 column blocks keep 132 SMs busy at batch 1
+    block_n = 64 if block_m == 16 else 128
     grid = (table.shape[1], triton.cdiv(N, block_n))
     _moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
                       s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
                       TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
-                      BLOCK_K=64, PREC=_dot_precision(x.dtype))
+                      PREC="ieee" if x.dtype == torch.float32 else "tf32")
 
 
 def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):

@@ -150,7 +150,7 @@ def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False):
 
 
 @pytest.mark.parametrize("E,H,I,T,topk", [(8, 128, 96, 1, 4), (8, 128, 96, 5, 4), (4, 64, 64, 40, 2),
-                                          (8, 96, 160, 3, 4), (8, 128, 96, 70, 4)])
+                                          (8, 96, 160, 3, 4), (8, 128, 96, 70, 4), (6, 64, 64, 150, 4)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_moe(device, E, H, I, T, topk, dtype):
     y, ref = moe_case(device, E, H, I, T, topk, dtype)
@@ -163,6 +163,24 @@ def test_moe(device, E, H, I, T, topk, dtype):
 def test_moe_real_shapes(device, E, T):
     y, ref = moe_case(device, E, 2880, 2880, T, 4, torch.bfloat16)
     assert rel(y, ref) < TOL[torch.bfloat16]
+
+
+@pytest.mark.parametrize("T,E,topk,block_m", [(1, 32, 4, 16), (37, 8, 4, 16), (300, 128, 4, 64), (5, 6, 2, 16)])
+def test_moe_route(device, T, E, topk, block_m):
+    logits = torch.randn(T, E, device=device)
+    table, order, w = K.moe_route(logits, topk, block_m)
+    ids, weights = R.route(logits, topk)
+    assert torch.allclose(w.view(T, topk), weights, atol=1e-6) and torch.equal(order.sort().values.long(),
+                                                                              torch.arange(T * topk, device=device))
+    covered = torch.zeros(T * topk, dtype=torch.int32, device=device)
+    for e, r0, r1 in table.t().tolist():
+        if e < 0:
+            continue
+        assert r0 < r1  # no empty tile is listed
+        rows = order[r0:min(r1, r0 + block_m)].long()
+        assert (ids.flatten()[rows] == e).all()  # every pair of the tile is routed to that expert
+        covered[rows] += 1
+    assert (covered == 1).all()  # each (token, expert) pair in exactly one tile
 
 
 def test_mutation_swapped_nibbles_fails(device):
