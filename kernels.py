@@ -255,6 +255,11 @@ def _topk_kernel(logit_ptr, ids_ptr, w_ptr, T, E, stride_lt, TOPK: tl.constexpr,
 
 
 @triton.jit
+def _pick(sel, v):  # v[ex] for each row of the one-hot sel [R, EP]
+    return tl.sum(tl.where(sel, v[None, :], 0), axis=1)
+
+
+@triton.jit
 def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.constexpr,
                   BLOCK_M: tl.constexpr, BLOCK: tl.constexpr):
     e = tl.arange(0, EP)[None, :]
@@ -270,11 +275,10 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
         i = i0 + b
         ex = tl.sum((tile_end[None, :] <= i[:, None]).to(tl.int32), axis=1)
         sel = e == ex[:, None]
-        pick = lambda v: tl.sum(tl.where(sel, v[None, :], 0), axis=1)
-        row0 = pick(start) + (i - pick(tile_end) + pick(tiles)) * BLOCK_M
+        row0 = _pick(sel, start) + (i - _pick(sel, tile_end) + _pick(sel, tiles)) * BLOCK_M
         tl.store(table_ptr + i, tl.where(i < tl.sum(tiles, axis=0), ex, -1), mask=i < n_tiles)
         tl.store(table_ptr + stride_tt + i, row0, mask=i < n_tiles)
-        tl.store(table_ptr + 2 * stride_tt + i, pick(start) + pick(counts), mask=i < n_tiles)
+        tl.store(table_ptr + 2 * stride_tt + i, _pick(sel, start) + _pick(sel, counts), mask=i < n_tiles)
     for p0 in range(0, A, BLOCK):  # pass 2: each pair's row, in pair order within an expert
         ids = tl.load(ids_ptr + p0 + b, mask=p0 + b < A, other=EP)
         hot = (ids[:, None] == e).to(tl.int32)
@@ -310,7 +314,7 @@ def _fp4(c):  # E2M1 nibble -> fp16 holding value * 2^-14 (exact; fp16 keeps sub
 def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr,
                 N, K, stride_xm, stride_we, stride_wk, stride_se, stride_sk, stride_be, stride_om, stride_tt,
                 TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PREC: tl.constexpr):
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, DT: tl.constexpr, PREC: tl.constexpr):
     pid_t, pid_n = tl.program_id(0), tl.program_id(1)
     e = tl.load(table_ptr + pid_t)
     if e < 0:
@@ -321,8 +325,6 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     xrow = pair // TOPK if GATE_UP else rows.to(tl.int64)  # gate_up gathers tokens; down reads its rows
     n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     nmask = n < N
-    # fp16 dot operands in bf16 mode: bf16 activations convert exactly, fp16 holds the E2M1 codes exactly
-    DT: tl.constexpr = tl.float32 if x_ptr.dtype.element_ty == tl.float32 else tl.float16
     w_ptrs = w_ptr + e.to(tl.int64) * stride_we + tl.arange(0, 16)[:, None] * stride_wk + n[None, :]
     s_ptrs = s_ptr + e.to(tl.int64) * stride_se + n
     x_ptrs = x_ptr + xrow[:, None] * stride_xm + tl.arange(0, 32)[None, :]
@@ -360,6 +362,8 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     _moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
                       s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
                       TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
+                      # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
+                      DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
                       PREC="ieee" if x.dtype == torch.float32 else "tf32")
 
 
