@@ -314,7 +314,8 @@ def _fp4(c):  # E2M1 nibble -> fp16 holding value * 2^-14 (exact; fp16 keeps sub
 def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr,
                 N, K, stride_xm, stride_we, stride_wk, stride_se, stride_sk, stride_be, stride_om, stride_tt,
                 TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, DT: tl.constexpr, PREC: tl.constexpr):
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUPS: tl.constexpr, DT: tl.constexpr,
+                PREC: tl.constexpr):
     pid_t, pid_n = tl.program_id(0), tl.program_id(1)
     e = tl.load(table_ptr + pid_t)
     if e < 0:
@@ -329,14 +330,17 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     s_ptrs = s_ptr + e.to(tl.int64) * stride_se + n
     x_ptrs = x_ptr + xrow[:, None] * stride_xm + tl.arange(0, 32)[None, :]
     acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
-    for g in range(0, K // 32):  # one 32-feature scale group per step: 16 bytes x BLOCK_N
-        wb = tl.load(w_ptrs + g * 16 * stride_wk, mask=nmask[None, :], other=0)  # [16, BN] uint8
-        x_even, x_odd = tl.split(tl.reshape(tl.load(x_ptrs + g * 32, mask=rmask[:, None], other=0.0),
-                                            [BLOCK_M, 16, 2]))  # low nibbles hold the even features
-        part = tl.dot(x_even.to(DT), _fp4(wb & 15).to(DT), input_precision=PREC)
-        part = tl.dot(x_odd.to(DT), _fp4(wb >> 4).to(DT), part, input_precision=PREC)
-        sc = tl.load(s_ptrs + g * stride_sk, mask=nmask, other=0).to(tl.int32)
-        acc += part * ((sc + 14) << 23).to(tl.float32, bitcast=True)[None, :]  # E8M0 2^(s-127), times 2^14
+    for g0 in range(0, K // 32, GROUPS):  # GROUPS scale groups of 32 features per step, unrolled
+        for j in tl.static_range(GROUPS):
+            g = g0 + j
+            gm = g < K // 32
+            wb = tl.load(w_ptrs + g * 16 * stride_wk, mask=nmask[None, :] & gm, other=0)  # [16, BN] uint8
+            x_even, x_odd = tl.split(tl.reshape(tl.load(x_ptrs + g * 32, mask=rmask[:, None] & gm, other=0.0),
+                                                [BLOCK_M, 16, 2]))  # low nibbles hold the even features
+            part = tl.dot(x_even.to(DT), _fp4(wb & 15).to(DT), input_precision=PREC)
+            part = tl.dot(x_odd.to(DT), _fp4(wb >> 4).to(DT), part, input_precision=PREC)
+            sc = tl.load(s_ptrs + g * stride_sk, mask=nmask & gm, other=0).to(tl.int32)
+            acc += part * ((sc + 14) << 23).to(tl.float32, bitcast=True)[None, :]  # E8M0 2^(s-127), x 2^14
     acc += tl.load(bias_ptr + e * stride_be + n, mask=nmask, other=0.0).to(tl.float32)[None, :]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
@@ -352,16 +356,17 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
                  mask=rmask[:, None] & nmask[None, :])
 
 
-def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m):
+def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, tiles=None):
     E, K2, N = w.shape
     assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
     assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
     # 64 columns while few tokens: 4 experts x 90 column blocks keep 132 SMs busy at batch 1
-    block_n = 64 if block_m == 16 else 128
+    block_n, groups, warps, stages = tiles or ((64, 1, 4, 3) if block_m == 16 else (128, 1, 4, 3))
     grid = (table.shape[1], triton.cdiv(N, block_n))
     _moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
                       s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
                       TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
+                      GROUPS=groups, num_warps=warps, num_stages=stages,
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
                       DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
                       PREC="ieee" if x.dtype == torch.float32 else "tf32")

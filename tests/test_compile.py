@@ -48,7 +48,7 @@ MOE = "x_ptr:*bf16 w_ptr:*u8 s_ptr:*u8 bias_ptr:*fp32 out_ptr:*bf16 table_ptr:*i
       "stride_om:i32 stride_tt:i32"
 for gate_up, bm, bn in [(True, 16, 64), (False, 64, 128)]:
     CASES[f"moe_{gate_up}_{bm}"] = (K._moe_kernel, *sig(MOE, TOPK=4, GATE_UP=gate_up, LIMIT=7.0, ALPHA=1.702,
-                                                        BLOCK_M=bm, BLOCK_N=bn, DT=triton.language.float16,
+                                                        BLOCK_M=bm, BLOCK_N=bn, GROUPS=2, DT=triton.language.float16,
                                                         PREC="tf32"))
 
 
