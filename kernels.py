@@ -360,8 +360,9 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     E, K2, N = w.shape
     assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
     assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
-    # 64 columns while few tokens: 4 experts x 90 column blocks keep 132 SMs busy at batch 1
-    block_n, groups, warps, stages = tiles or ((64, 1, 4, 3) if block_m == 16 else (128, 1, 4, 3))
+    # (BLOCK_N, GROUPS, warps, stages) from cookbook/bench_moe.py on the H200 (20b, 2026-11-29): 96 us per
+    # layer at batch 1 (64 columns: 4 experts x 90 blocks fill the SMs), 408 us at batch 64
+    block_n, groups, warps, stages = tiles or ((64, 3, 4, 4) if block_m == 16 else (128, 3, 4, 3))
     grid = (table.shape[1], triton.cdiv(N, block_n))
     _moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
                       s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
@@ -379,8 +380,9 @@ def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
     T, H = x.shape
     I = w1.shape[2] // 2
     assert logits.shape == (T, w1.shape[0]) and w2.shape[2] == H
-    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many
-    block_m = 16 if T * top_k <= 4 * w1.shape[0] * 16 else 64
+    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
+    # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
+    block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
     table, order, rw = moe_route(logits, top_k, block_m)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     out = torch.empty((T * top_k, H), device=x.device, dtype=torch.float32)  # [A, H] in pair order
