@@ -9,12 +9,6 @@ import torch
 import triton
 import triton.language as tl
 
-LOG2E = 1.4426950408889634
-
-
-def _dot_precision(dtype):  # float32 mode must be exact fp32, not tf32
-    return "ieee" if dtype == torch.float32 else "tf32"
-
 
 # ----------------------------------------------------------------------------------------------
 # RMSNorm fused with the residual add: h += sum_r delta[:, r]; out = h * rsqrt(mean(h^2) + eps) * w
@@ -35,20 +29,6 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
     w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     tl.store(out_ptr + row * stride_ot + cols, (h * tl.rsqrt(var + eps) * w).to(out_ptr.dtype.element_ty),
              mask=mask)
-
-
-def add_rmsnorm(h, w, eps, delta=None):
-    """h: [T, H] residual, updated in place when delta ([T, H] or [T, R, H]) is given. Returns norm(h)."""
-    assert h.dim() == 2 and h.stride(1) == 1 and w.shape == (h.shape[1],)
-    if delta is not None:
-        delta = delta if delta.dim() == 3 else delta[:, None]  # [T, R, H]
-        assert delta.shape[0] == h.shape[0] and delta.shape[2] == h.shape[1] and delta.stride(2) == 1
-    out = torch.empty_like(h)
-    d = delta if delta is not None else h[:, None]
-    _add_rmsnorm_kernel[(h.shape[0],)](h, d, w, out, h.stride(0), d.stride(0), d.stride(1), out.stride(0),
-                                       h.shape[1], eps, R=d.shape[1], HAS_DELTA=delta is not None,
-                                       BLOCK_N=triton.next_power_of_2(h.shape[1]))
-    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -81,26 +61,6 @@ def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, strid
         tl.store(kc_ptr + dst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=kmask)
         tl.store(vc_ptr + dst, tl.load(base + NKV * D, mask=kmask), mask=kmask)
         tl.store(vc_ptr + dst + D // 2, tl.load(base + NKV * D + D // 2, mask=kmask), mask=kmask)
-
-
-def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None):
-    """qkv: [T, NH + 2 NKV, D]. Rotates q and k in place when pos is given; appends k, v to the
-    caches ([P, NKV, D]) at rows `slots` ([T], -1 = skip) when slots is given."""
-    T, heads, D = qkv.shape
-    assert heads == nh + 2 * nkv and qkv.stride(2) == 1 and qkv.stride(1) == D
-    rotate, write = pos is not None, slots is not None
-    if rotate:
-        assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
-    if write:
-        assert slots.shape == (T,) and k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride()
-        assert k_cache.dtype == qkv.dtype
-    dummy = qkv  # pointer for an unused argument
-    block_t = 4  # 4 tokens x 128 head rows x 32 pairs per program
-    _rope_kv_kernel[(triton.cdiv(T, block_t),)](
-        qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
-        v_cache if write else dummy, slots if write else dummy, T, qkv.stride(0),
-        cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
-        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), BLOCK_T=block_t, ROTATE=rotate, WRITE=write)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -198,35 +158,6 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
     tl.store(out_ptr + th * D + tl.arange(0, D), (tl.sum(acc * w[:, None], axis=0) / den).to(out_ptr.dtype.element_ty))
 
 
-def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
-              max_q, splits=1, out=None):
-    """qkv: [T, NH + 2 NKV, D] after RoPE; caches [P, NKV, D]; block_table [B, W] (stride 0 pages
-    for a ring); cu_seqlens [B + 1] token offsets; start [B] cached tokens before the chunk.
-    window 0 = full causal. splits > 1 splits the keys (decode with long contexts). Returns [T, NH, D]."""
-    T, heads, D = qkv.shape
-    B, G = start.shape[0], nh // nkv
-    assert heads == nh + 2 * nkv and qkv.stride(1) == D and qkv.stride(2) == 1
-    assert k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride() and k_cache.stride(1) == D
-    assert cu_seqlens.shape == (B + 1,) and block_table.shape[0] == B and sinks.shape == (nh,)
-    assert splits & (splits - 1) == 0, "splits must be a power of 2"
-    out = torch.empty((T, nh, D), device=qkv.device, dtype=qkv.dtype) if out is None else out
-    part, ml = out, out  # unused when splits == 1
-    if splits > 1:
-        part = torch.empty((splits, T, nh, D), device=qkv.device, dtype=torch.float32)
-        ml = torch.empty((splits, T, nh, 2), device=qkv.device, dtype=torch.float32)
-    # BLOCK_T * G query rows >= 16 for tl.dot; 64-key tiles: 16 KB of bf16 K+V per step per program
-    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
-    grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
-    _attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, part, ml,
-                            qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
-                            part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,
-                            NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits,
-                            BLOCK_T=block_t, BLOCK_N=64, PREC=_dot_precision(qkv.dtype))
-    if splits > 1:
-        _combine_kernel[(T * nh,)](part, ml, sinks, out, part.stride(0), NH=nh, D=D, SPLITS=splits)
-    return out
-
-
 # ----------------------------------------------------------------------------------------------
 # MXFP4 MoE. Routing: top-k of the raw router logits, softmax over those k; then the (token, expert)
 # pairs grouped by expert and cut into tiles of BLOCK_M rows, one expert per tile. Two launches, and
@@ -287,23 +218,6 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
         start += tl.sum(hot, axis=0)
 
 
-def moe_route(logits, top_k, block_m):
-    """logits: [T, E]. Returns the tile table [3, n_tiles] (expert or -1, first row, end row), order [A]
-    (pair ids grouped by expert) and the router weights [A]."""
-    T, E = logits.shape
-    A = T * top_k
-    ids = torch.empty(A, device=logits.device, dtype=torch.int32)
-    w = torch.empty(A, device=logits.device, dtype=torch.float32)
-    order = torch.empty(A, device=logits.device, dtype=torch.int32)
-    n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
-    table = torch.empty((3, n_tiles), device=logits.device, dtype=torch.int32)
-    EP = triton.next_power_of_2(E)
-    _topk_kernel[(triton.cdiv(T, 16),)](logits, ids, w, T, E, logits.stride(0), TOPK=top_k,
-                                        KP=triton.next_power_of_2(top_k), EP=EP, BLOCK_T=16)
-    _tiles_kernel[(1,)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m, BLOCK=128)
-    return table, order, w
-
-
 @triton.jit
 def _fp4(c):  # E2M1 nibble -> fp16 holding value * 2^-14 (exact; fp16 keeps subnormals, no flush)
     c = c.to(tl.int16)
@@ -356,36 +270,36 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
                  mask=rmask[:, None] & nmask[None, :])
 
 
-def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, tiles=None):
-    E, K2, N = w.shape
-    assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
-    assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
-    # (BLOCK_N, GROUPS, warps, stages) from cookbook/bench_moe.py on the H200 (20b, 2026-11-29): 96 us per
-    # layer at batch 1 (64 columns: 4 experts x 90 blocks fill the SMs), 408 us at batch 64
-    block_n, groups, warps, stages = tiles or ((64, 3, 4, 4) if block_m == 16 else (128, 3, 4, 3))
-    grid = (table.shape[1], triton.cdiv(N, block_n))
-    _moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
-                      s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
-                      TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
-                      GROUPS=groups, num_warps=warps, num_stages=stages,
-                      # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
-                      DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
-                      PREC="ieee" if x.dtype == torch.float32 else "tf32")
+# ----------------------------------------------------------------------------------------------
+# Sampling inside the CUDA graph: one program per row streams the logits once. temperature 0 is argmax
+# (lowest index among ties, like torch.argmax); otherwise Gumbel-max over z / temperature among the
+# logits >= floor (top-k / top-p / min-p folded into one threshold). The noise is a hash of (seed, step,
+# token id), so a seeded request draws the same tokens whatever else the batch holds.
+@triton.jit
+def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, V, stride_lb,
+                   BLOCK_V: tl.constexpr):
+    b = tl.program_id(0)
+    temp = tl.load(temp_ptr + b)
+    floor = tl.load(floor_ptr + b)
+    key = tl.load(seed_ptr + b).to(tl.uint32) * 0x9E3779B1 + tl.load(step_ptr + b).to(tl.uint32) * 0x85EBCA77
+    best = tl.full([BLOCK_V], float("-inf"), tl.float32)
+    best_i = tl.zeros([BLOCK_V], tl.int32)
+    for v0 in range(0, V, BLOCK_V):
+        v = v0 + tl.arange(0, BLOCK_V)
+        z = tl.load(logit_ptr + b * stride_lb + v, mask=v < V, other=float("-inf")).to(tl.float32)
+        if temp > 0:
+            x = key + v.to(tl.uint32) * 0xC2B2AE3D  # murmur3 finalizer: uniform 32-bit noise per token
+            x ^= x >> 16
+            x *= 0x85EBCA6B
+            x ^= x >> 13
+            x *= 0xC2B2AE35
+            x ^= x >> 16
+            u = ((x >> 8).to(tl.float32) + 0.5) * (1.0 / 16777216.0)  # (0, 1)
+            z = tl.where((z >= floor) & (v < V), z / temp - tl.log(-tl.log(u)), float("-inf"))
+        take = z > best
+        best = tl.where(take, z, best)
+        best_i = tl.where(take, v, best_i)
+    top = tl.max(best, axis=0)
+    tl.store(out_ptr + b, tl.min(tl.where(best == top, best_i, V), axis=0))
 
 
-def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
-    """x: [T, H] normed activations; logits: [T, E] router output. w1/s1: gate_up blocks [E, H/2, 2I] and
-    scales [E, H/32, 2I] (uint8, K-major: reordered once at load); w2/s2 likewise [E, I/2, H], [E, I/32, H].
-    Returns [T, top_k, H] float32: each pair's router-weighted expert output, summed by add_rmsnorm."""
-    T, H = x.shape
-    I = w1.shape[2] // 2
-    assert logits.shape == (T, w1.shape[0]) and w2.shape[2] == H
-    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
-    # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
-    block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
-    table, order, rw = moe_route(logits, top_k, block_m)
-    act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
-    out = torch.empty((T * top_k, H), device=x.device, dtype=torch.float32)  # [A, H] in pair order
-    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m)
-    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m)
-    return out.view(T, top_k, H)

@@ -12,7 +12,7 @@ import torch
 import triton
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import kernels as K  # noqa: E402
+from model import ops as K  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--tokens", nargs="+", type=int, default=[1, 64])

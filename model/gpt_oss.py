@@ -1,4 +1,4 @@
-"""The gpt-oss model: embedding, L x (attention + MoE), final norm, lm_head, over kernels.py.
+"""The gpt-oss model: embedding, L x (attention + MoE), final norm, lm_head, over ops.py.
 
 Legend: T tokens in the step, B sequences, H hidden, NH/NKV heads, D head dim, V vocab, R logit rows.
 The model owns no cache: llm.py passes the KV tensors and the step's metadata in `StepInputs`.
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-import kernels
+from . import ops
 from .config import GptOssConfig
 
 
@@ -66,12 +66,12 @@ class GptOss:
         h = self.embed[inp.ids]  # [T, H] residual stream
         delta = None
         for l, w in enumerate(self.layers):
-            x = kernels.add_rmsnorm(h, w["ln1"], cfg.rms_norm_eps, delta)
+            x = ops.add_rmsnorm(h, w["ln1"], cfg.rms_norm_eps, delta)
             o = self.attention(l, w, x, inp, kv)  # [T, NH * D]
-            x = kernels.add_rmsnorm(h, w["ln2"], cfg.rms_norm_eps, F.linear(o, w["wo"], w["bo"]))
-            delta = kernels.moe(x, F.linear(x, w["wr"], w["br"]), w["w1"], w["s1"], w["b1"], w["w2"], w["s2"],
+            x = ops.add_rmsnorm(h, w["ln2"], cfg.rms_norm_eps, F.linear(o, w["wo"], w["bo"]))
+            delta = ops.moe(x, F.linear(x, w["wr"], w["br"]), w["w1"], w["s1"], w["b1"], w["w2"], w["s2"],
                                 w["b2"], cfg.num_experts_per_tok, cfg.swiglu_limit)  # [T, k, H]
-        x = kernels.add_rmsnorm(h, self.norm, cfg.rms_norm_eps, delta)
+        x = ops.add_rmsnorm(h, self.norm, cfg.rms_norm_eps, delta)
         return F.linear(x[inp.logit_rows], self.lm_head).float()
 
     def attention(self, l, w, x, inp: StepInputs, kv: KVCache):
@@ -85,9 +85,9 @@ class GptOss:
         # decode appends during RoPE (one launch); a prefill chunk appends after attention, because its
         # ring writes would overwrite keys that the chunk's earlier queries still need
         fused = inp.max_q == 1
-        kernels.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, rows if fused else None)
-        o = kernels.attention(qkv, kc, vc, table, inp.cu_seqlens, inp.start, w["sinks"], nh, nkv, window, page,
+        ops.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, rows if fused else None)
+        o = ops.attention(qkv, kc, vc, table, inp.cu_seqlens, inp.start, w["sinks"], nh, nkv, window, page,
                               inp.max_q, 1 if cfg.sliding[l] else inp.splits)
         if not fused:
-            kernels.rope_kv(qkv, nh, nkv, k_cache=kc, v_cache=vc, slots=rows)
+            ops.rope_kv(qkv, nh, nkv, k_cache=kc, v_cache=vc, slots=rows)
         return o.view(T, nh * cfg.head_dim)

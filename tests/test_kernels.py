@@ -4,7 +4,7 @@ Small and odd shapes run everywhere (the CPU runs them under TRITON_INTERPRET=1)
 import pytest
 import torch
 
-import kernels as K
+from model import ops as K
 import reference as R
 
 CUDA = torch.cuda.is_available()
@@ -186,3 +186,37 @@ def test_moe_route(device, T, E, topk, block_m):
 def test_mutation_swapped_nibbles_fails(device):
     y, ref = moe_case(device, 8, 64, 64, 3, 4, torch.float32, swap_nibbles=True)
     assert rel(y, ref) > 100 * TOL[torch.float32]
+
+
+def sample_rows(device, logits, temp=1.0, top_k=0, top_p=1.0, min_p=0.0, seed=7, steps=None):
+    """One row per step of the same logits: independent draws of one seeded request."""
+    n = len(steps)
+    f = lambda v, dt=torch.float32: torch.full((n,), v, device=device, dtype=dt)
+    L = logits.to(device)[None].expand(n, -1).contiguous()
+    floor = K.sampling_floor(L, f(temp), f(top_k, torch.int32), f(top_p), f(min_p))
+    return K.sample(L, f(temp), f(seed, torch.int64), torch.tensor(steps, device=device), floor).cpu()
+
+
+def test_sample_greedy_is_argmax(device):
+    logits = torch.randn(5, 1000, device=device)
+    logits[2, 10] = logits[2, 20] = logits[2].max() + 1  # a tie: the lower index wins, like torch.argmax
+    z = torch.zeros(5, device=device)
+    assert torch.equal(K.sample(logits, z, z.long(), z.long()), logits.argmax(-1))
+
+
+def test_sample_matches_softmax_and_filters(device):
+    torch.manual_seed(0)
+    logits = torch.randn(40) * 2
+    p = torch.softmax(logits / 0.7, -1)
+    draws = sample_rows(device, logits, temp=0.7, steps=list(range(1200)))
+    freq = torch.bincount(draws, minlength=40).float() / 1200
+    assert (freq - p).abs().max() < 0.05  # ~4 sigma at 1,200 draws
+    assert torch.equal(draws[:100], sample_rows(device, logits, temp=0.7, steps=list(range(100))))  # seeded
+    assert not torch.equal(draws[:100], sample_rows(device, logits, temp=0.7, seed=8, steps=list(range(100))))
+    top5 = set(logits.topk(5).indices.tolist())
+    assert set(sample_rows(device, logits, top_k=5, steps=list(range(100))).tolist()) <= top5
+    order = torch.softmax(logits, -1).sort(descending=True)
+    nucleus = order.indices[:int((order.values.cumsum(0) < 0.6).sum()) + 1].tolist()
+    assert set(sample_rows(device, logits, top_p=0.6, steps=list(range(100))).tolist()) <= set(nucleus)
+    keep = set((torch.softmax(logits, -1) >= 0.2 * torch.softmax(logits, -1).max()).nonzero()[:, 0].tolist())
+    assert set(sample_rows(device, logits, min_p=0.2, steps=list(range(100))).tolist()) <= keep

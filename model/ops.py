@@ -1,0 +1,157 @@
+"""Launchers for kernels.py, each in one order: check shapes, strides and dtypes; allocate the output;
+compute the grid; launch. Tile configs are fixed, each with how it was chosen (no run-time autotuning).
+
+Legend: T tokens in the step, B sequences, H hidden, D head dim, NH/NKV heads, G = NH // NKV,
+P cache rows, E experts, K in-features, N out-features, A = T * TOPK (token, expert) pairs, V vocab.
+"""
+import torch
+import triton
+import triton.language as tl
+
+import kernels as K
+
+
+def _dot_precision(dtype):  # float32 mode must be exact fp32, not tf32
+    return "ieee" if dtype == torch.float32 else "tf32"
+
+
+def add_rmsnorm(h, w, eps, delta=None):
+    """h: [T, H] residual, updated in place when delta ([T, H] or [T, R, H]) is given. Returns norm(h)."""
+    assert h.dim() == 2 and h.stride(1) == 1 and w.shape == (h.shape[1],)
+    if delta is not None:
+        delta = delta if delta.dim() == 3 else delta[:, None]  # [T, R, H]
+        assert delta.shape[0] == h.shape[0] and delta.shape[2] == h.shape[1] and delta.stride(2) == 1
+    out = torch.empty_like(h)
+    d = delta if delta is not None else h[:, None]
+    K._add_rmsnorm_kernel[(h.shape[0],)](h, d, w, out, h.stride(0), d.stride(0), d.stride(1), out.stride(0),
+                                       h.shape[1], eps, R=d.shape[1], HAS_DELTA=delta is not None,
+                                       BLOCK_N=triton.next_power_of_2(h.shape[1]))
+    return out
+
+
+def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None):
+    """qkv: [T, NH + 2 NKV, D]. Rotates q and k in place when pos is given; appends k, v to the
+    caches ([P, NKV, D]) at rows `slots` ([T], -1 = skip) when slots is given."""
+    T, heads, D = qkv.shape
+    assert heads == nh + 2 * nkv and qkv.stride(2) == 1 and qkv.stride(1) == D
+    rotate, write = pos is not None, slots is not None
+    if rotate:
+        assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
+    if write:
+        assert slots.shape == (T,) and k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride()
+        assert k_cache.dtype == qkv.dtype
+    dummy = qkv  # pointer for an unused argument
+    block_t = 4  # 4 tokens x 128 head rows x 32 pairs per program
+    K._rope_kv_kernel[(triton.cdiv(T, block_t),)](
+        qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
+        v_cache if write else dummy, slots if write else dummy, T, qkv.stride(0),
+        cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
+        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), BLOCK_T=block_t, ROTATE=rotate, WRITE=write)
+
+
+def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
+              max_q, splits=1, out=None):
+    """qkv: [T, NH + 2 NKV, D] after RoPE; caches [P, NKV, D]; block_table [B, W] (stride 0 pages
+    for a ring); cu_seqlens [B + 1] token offsets; start [B] cached tokens before the chunk.
+    window 0 = full causal. splits > 1 splits the keys (decode with long contexts). Returns [T, NH, D]."""
+    T, heads, D = qkv.shape
+    B, G = start.shape[0], nh // nkv
+    assert heads == nh + 2 * nkv and qkv.stride(1) == D and qkv.stride(2) == 1
+    assert k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride() and k_cache.stride(1) == D
+    assert cu_seqlens.shape == (B + 1,) and block_table.shape[0] == B and sinks.shape == (nh,)
+    assert splits & (splits - 1) == 0, "splits must be a power of 2"
+    out = torch.empty((T, nh, D), device=qkv.device, dtype=qkv.dtype) if out is None else out
+    part, ml = out, out  # unused when splits == 1
+    if splits > 1:
+        part = torch.empty((splits, T, nh, D), device=qkv.device, dtype=torch.float32)
+        ml = torch.empty((splits, T, nh, 2), device=qkv.device, dtype=torch.float32)
+    # BLOCK_T * G query rows >= 16 for tl.dot; 64-key tiles: 16 KB of bf16 K+V per step per program
+    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
+    grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
+    K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, part, ml,
+                            qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
+                            part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,
+                            NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits,
+                            BLOCK_T=block_t, BLOCK_N=64, PREC=_dot_precision(qkv.dtype))
+    if splits > 1:
+        K._combine_kernel[(T * nh,)](part, ml, sinks, out, part.stride(0), NH=nh, D=D, SPLITS=splits)
+    return out
+
+
+def moe_route(logits, top_k, block_m):
+    """logits: [T, E]. Returns the tile table [3, n_tiles] (expert or -1, first row, end row), order [A]
+    (pair ids grouped by expert) and the router weights [A]."""
+    T, E = logits.shape
+    A = T * top_k
+    ids = torch.empty(A, device=logits.device, dtype=torch.int32)
+    w = torch.empty(A, device=logits.device, dtype=torch.float32)
+    order = torch.empty(A, device=logits.device, dtype=torch.int32)
+    n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
+    table = torch.empty((3, n_tiles), device=logits.device, dtype=torch.int32)
+    EP = triton.next_power_of_2(E)
+    K._topk_kernel[(triton.cdiv(T, 16),)](logits, ids, w, T, E, logits.stride(0), TOPK=top_k,
+                                        KP=triton.next_power_of_2(top_k), EP=EP, BLOCK_T=16)
+    K._tiles_kernel[(1,)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m, BLOCK=128)
+    return table, order, w
+
+
+def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, tiles=None):
+    E, K2, N = w.shape
+    assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
+    assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
+    # (BLOCK_N, GROUPS, warps, stages) from cookbook/bench_moe.py on the H200 (20b, 2026-11-29): 96 us per
+    # layer at batch 1 (64 columns: 4 experts x 90 blocks fill the SMs), 408 us at batch 64
+    block_n, groups, warps, stages = tiles or ((64, 3, 4, 4) if block_m == 16 else (128, 3, 4, 3))
+    grid = (table.shape[1], triton.cdiv(N, block_n))
+    K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
+                      s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
+                      TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
+                      GROUPS=groups, num_warps=warps, num_stages=stages,
+                      # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
+                      DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
+                      PREC="ieee" if x.dtype == torch.float32 else "tf32")
+
+
+def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
+    """x: [T, H] normed activations; logits: [T, E] router output. w1/s1: gate_up blocks [E, H/2, 2I] and
+    scales [E, H/32, 2I] (uint8, K-major: reordered once at load); w2/s2 likewise [E, I/2, H], [E, I/32, H].
+    Returns [T, top_k, H] float32: each pair's router-weighted expert output, summed by add_rmsnorm."""
+    T, H = x.shape
+    I = w1.shape[2] // 2
+    assert logits.shape == (T, w1.shape[0]) and w2.shape[2] == H
+    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
+    # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
+    block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
+    table, order, rw = moe_route(logits, top_k, block_m)
+    act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
+    out = torch.empty((T * top_k, H), device=x.device, dtype=torch.float32)  # [A, H] in pair order
+    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m)
+    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m)
+    return out.view(T, top_k, H)
+
+
+def sampling_floor(logits, temperature, top_k, top_p, min_p, k_cap=1024):
+    """Per row, the lowest logit that top-k, top-p and min-p (on logits / temperature) all keep, from the
+    k_cap largest logits. top_k in [0, k_cap] (0 = off). A nucleus wider than k_cap tokens is not cut."""
+    B, V = logits.shape
+    vals = torch.topk(logits, min(k_cap, V), dim=-1).values  # [B, C], descending
+    t = temperature.clamp_min(1e-5)[:, None]
+    k = top_k.clamp(1, vals.shape[1]).long()[:, None]
+    floor_k = torch.where(top_k > 0, vals.gather(1, k - 1)[:, 0], float("-inf"))
+    cum = torch.cumsum(torch.exp(vals / t - torch.logsumexp(logits / t, -1, keepdim=True)), -1)  # [B, C]
+    first = (cum < top_p[:, None]).sum(-1, keepdim=True).clamp(max=vals.shape[1] - 1)
+    floor_p = torch.where((top_p < 1) & (cum[:, -1] >= top_p), vals.gather(1, first)[:, 0], float("-inf"))
+    floor_m = torch.where(min_p > 0, vals[:, 0] + t[:, 0] * torch.log(min_p.clamp_min(1e-30)), float("-inf"))
+    return torch.maximum(torch.maximum(floor_k, floor_p), floor_m)
+
+
+def sample(logits, temperature, seed, step, floor=None):
+    """logits [B, V] float32; per row: temperature (0 = greedy), seed, step (tokens generated so far) and
+    floor (logits below it are out; from sampling_floor, None = keep all). Returns token ids [B] (int64)."""
+    B, V = logits.shape
+    floor = torch.full_like(temperature, float("-inf")) if floor is None else floor
+    assert logits.stride(1) == 1 and temperature.shape == floor.shape == seed.shape == step.shape == (B,)
+    out = torch.empty(B, device=logits.device, dtype=torch.int64)
+    # 4096-wide strips: 49 steps over a 201,088 vocab, 16 KB of fp32 logits in flight per program
+    K._sample_kernel[(B,)](logits, out, temperature, floor, seed, step, V, logits.stride(0), BLOCK_V=4096)
+    return out
