@@ -9,6 +9,7 @@ S max_slots, P page rows, V vocab.
 import itertools
 import os
 import queue
+import random
 import threading
 import time
 from collections import deque
@@ -23,25 +24,36 @@ if not torch.cuda.is_available():  # no GPU: the kernels run on the CPU under Tr
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
 from model.config import GptOssConfig
+from model import ops
 from model.gpt_oss import GptOss, KVCache, StepInputs
 from model.tokenizer import Tokenizer
 from model.weights import load_weights
 
 RING = 128  # rows per slot in a sliding layer's ring: exactly the window
+TOP_K_CAP = 1024  # top-k / top-p are resolved among the 1,024 largest logits (ops.sampling_floor)
 
 
 @dataclass
 class SamplingParams:
     max_tokens: int = 16
     temperature: float = 0.0  # 0 = greedy
+    top_p: float = 1.0
+    top_k: int = 0  # 0 = off; at most TOP_K_CAP
+    min_p: float = 0.0
+    seed: int = None  # None = a fresh random seed per request
     stop_token_ids: list = None  # default: <|return|> 200002 and <|call|> 200012
-    ignore_eos: bool = False
+    ignore_eos: bool = False  # benchmarking: run to max_tokens
 
     def __post_init__(self):
-        if not isinstance(self.max_tokens, int) or self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be a positive integer, got {self.max_tokens!r}")
-        if self.temperature != 0.0:
-            raise ValueError("temperature: only greedy decoding (0.0) is implemented so far")
+        def need(ok, field, what):
+            if not ok:
+                raise ValueError(f"{field}: {what}, got {getattr(self, field)!r}")
+        need(isinstance(self.max_tokens, int) and self.max_tokens >= 1, "max_tokens", "must be an integer >= 1")
+        need(isinstance(self.temperature, (int, float)) and self.temperature >= 0, "temperature", "must be >= 0")
+        need(0 < self.top_p <= 1, "top_p", "must be in (0, 1]")
+        need(isinstance(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be in [0, {TOP_K_CAP}]")
+        need(0 <= self.min_p <= 1, "min_p", "must be in [0, 1]")
+        need(self.seed is None or isinstance(self.seed, int), "seed", "must be an int or None")
 
 
 @dataclass
@@ -60,6 +72,8 @@ class Request:
     prompt: list
     params: SamplingParams
     future: Future
+    seed: int = 0
+    stream: queue.Queue = None  # gets each new token id, then the RequestOutput
     out: list = field(default_factory=list)
     slot: int = -1
     pages: list = field(default_factory=list)
@@ -67,6 +81,23 @@ class Request:
     t_arrive: float = field(default_factory=time.perf_counter)
     t_admit: float = 0.0
     t_first: float = 0.0
+
+
+@dataclass
+class StreamDelta:
+    token_id: int  # None on the last delta
+    text: str
+    output: RequestOutput = None  # set on the last delta
+
+
+def _complete_utf8(b: bytes) -> str:
+    """Text of b without a multi-byte character that the next token may still complete."""
+    for cut in range(4):
+        try:
+            return b[:len(b) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return b.decode("utf-8", errors="replace")
 
 
 def _gather_futures(futures):
@@ -110,9 +141,10 @@ class LLM:
         self.free_slots = deque(range(max_slots))
         self.free_pages = deque(range(1, self.kv.k_full.shape[1] // page_size))
         self.stop_ids = [200002, 200012]  # <|return|>, <|call|>
-        self.graphs = {}
+        self.graphs, self.graph_pool = {}, None
         self._static_buffers()
-        if cuda_graphs if cuda_graphs is not None else self.device.type == "cuda":
+        self.use_graphs = cuda_graphs if cuda_graphs is not None else self.device.type == "cuda"
+        if self.use_graphs:
             self._capture_graphs()
         self.waiting, self.running, self.inbox = deque(), [], queue.Queue()
         self.ids = itertools.count()
@@ -123,15 +155,44 @@ class LLM:
 
     # ------------------------------------------------------------------ public API
     def generate(self, prompts, sampling_params=None, **kw):
-        """prompts: a string, a list of token ids, or a list of either. Returns a Future of one
-        RequestOutput (single prompt) or of a list of them."""
+        """prompts: a string, a list of token ids, or a list of either. sampling_params: one SamplingParams,
+        one per prompt, or its fields as keywords. Returns a Future of one RequestOutput (single prompt)
+        or of a list of them; future.request_ids names the requests for abort()."""
         single = isinstance(prompts, str) or (isinstance(prompts, list) and prompts and isinstance(prompts[0], int))
         plist = [prompts] if single else list(prompts)
-        params = sampling_params or SamplingParams(**kw)
-        reqs = [self._make_request(p, params) for p in plist]  # validate all before enqueueing any
+        params = sampling_params if sampling_params is not None else SamplingParams(**kw)
+        params = list(params) if isinstance(params, (list, tuple)) else [params] * len(plist)
+        if len(params) != len(plist):
+            raise ValueError(f"sampling_params: {len(params)} given for {len(plist)} prompts")
+        reqs = [self._make_request(p, sp) for p, sp in zip(plist, params)]  # validate all, then enqueue
         for r in reqs:
             self.inbox.put(r)
-        return reqs[0].future if single else _gather_futures([r.future for r in reqs])
+        fut = reqs[0].future if single else _gather_futures([r.future for r in reqs])
+        fut.request_ids = [r.id for r in reqs]
+        return fut
+
+    def stream(self, prompt, sampling_params=None, **kw):
+        """Yields StreamDelta(token_id, text, output) per generated token; text is the new complete UTF-8
+        text, and output is the RequestOutput on the last delta (None before)."""
+        r = self._make_request(prompt, sampling_params if sampling_params is not None else SamplingParams(**kw))
+        r.stream = queue.Queue()
+        self.inbox.put(r)
+        ids, shown = [], ""
+        while True:
+            item = r.stream.get()
+            if isinstance(item, BaseException):
+                raise item
+            if isinstance(item, RequestOutput):
+                yield StreamDelta(None, item.text[len(shown):], item)
+                return
+            ids.append(item)
+            text = _complete_utf8(self.tokenizer.decode_bytes(ids))
+            yield StreamDelta(item, text[len(shown):], None)
+            shown = text
+
+    def abort(self, request_id):
+        """Ends a request now (finish reason 'abort'); its slot and pages are freed before the next step."""
+        self.inbox.put(int(request_id))
 
     def stop(self):
         """Cancels what is in flight (finish reason 'abort'), resolves every future, joins the thread."""
@@ -153,7 +214,8 @@ class LLM:
                              f"context length {self.max_model_len}")
         if self._pages_for(len(ids) + params.max_tokens) * self.page > self.kv_tokens:
             raise ValueError("prompt + max_tokens needs more KV pages than the whole cache holds")
-        return Request(next(self.ids), ids, params, Future())
+        seed = params.seed if params.seed is not None else random.getrandbits(31)
+        return Request(next(self.ids), ids, params, Future(), seed)
 
     # ------------------------------------------------------------------ memory
     def _pages_for(self, tokens):
@@ -209,21 +271,29 @@ class LLM:
             block = False
             if r is None:
                 self.stopping = True
+            elif isinstance(r, int):  # abort
+                for req in [q for q in list(self.running) + list(self.waiting) if q.id == r]:
+                    self._finish(req, "abort")
             else:
                 self.waiting.append(r)
 
     def _fail(self, reqs, err):
         for r in reqs:
-            self._release(r)
-            r.future.set_exception(err)
+            self._reject(r, err)
         if self.device.type == "cuda":
             try:
                 torch.cuda.synchronize(self.device)
             except Exception as fatal:  # the context is gone: nothing more can run
                 for r in list(self.running) + list(self.waiting):
-                    self._release(r)
-                    r.future.set_exception(RuntimeError(f"engine cannot continue after: {fatal!r}"))
+                    self._reject(r, RuntimeError(f"engine cannot continue after: {fatal!r}"))
                 self.stopping, self.error = True, fatal
+
+    def _reject(self, r, err):
+        self._release(r)
+        if not r.future.done():
+            r.future.set_exception(err)
+        if r.stream is not None:
+            r.stream.put(err)
 
     def step(self):
         """One forward pass: a prefill chunk if any admitted prompt is not yet cached, else one decode
@@ -269,9 +339,13 @@ class LLM:
         out = RequestOutput(r.id, r.prompt, list(r.out), self.tokenizer.decode(r.out), reason, m)
         if not r.future.done():
             r.future.set_result(out)
+        if r.stream is not None:
+            r.stream.put(out)
 
     def _append(self, r, token):
         r.out.append(token)
+        if r.stream is not None:
+            r.stream.put(token)
         if not r.params.ignore_eos and token in (r.params.stop_token_ids or self.stop_ids):
             self._finish(r, "stop")
         elif len(r.out) >= r.params.max_tokens:
@@ -306,7 +380,7 @@ class LLM:
                          slots[:, None].expand(len(chunk), self.tables.shape[1]), t(full_rows), t(ring_rows),
                          t(logit_rows, torch.int64), max(n for _, n in chunk))
         logits = self.model.forward(inp, self.kv)  # [R, V]
-        tokens = logits.argmax(-1).tolist() if done else []
+        tokens = self._sample(logits, done).tolist() if done else []
         for r, n in chunk:
             r.cached += n
         now = time.perf_counter()
@@ -314,36 +388,64 @@ class LLM:
             r.t_first = now
             self._append(r, tok)
 
+    def _sample(self, logits, reqs):
+        """Eager sampling for the first token after a prompt (decode samples inside its graph)."""
+        f = lambda vals, dt=torch.float32: torch.tensor(vals, dtype=dt, device=self.device)
+        temp = f([r.params.temperature for r in reqs])
+        floor = None
+        if any(r.params.temperature > 0 for r in reqs):
+            floor = ops.sampling_floor(logits, temp, f([r.params.top_k for r in reqs], torch.int32),
+                                       f([r.params.top_p for r in reqs]), f([r.params.min_p for r in reqs]))
+        return ops.sample(logits, temp, f([r.seed for r in reqs], torch.int64), f([len(r.out) for r in reqs],
+                          torch.int64), floor)
+
     def _decode(self, reqs):
         B = len(reqs)
-        Bp = next((b for b in sorted(self.graphs) if b >= B), B)  # padded to a captured bucket
-        pad = Bp - B
-        g = self.static
-        g["ids"][:Bp] = torch.tensor([r.out[-1] for r in reqs] + [0] * pad, device=self.device)
-        g["pos"][:Bp] = torch.tensor([r.cached for r in reqs] + [0] * pad, device=self.device, dtype=torch.int32)
-        g["slots"][:Bp] = torch.tensor([r.slot for r in reqs] + [self.max_slots] * pad, device=self.device,
-                                       dtype=torch.int32)
-        if Bp in self.graphs:
-            self.graphs[Bp].replay()
-            tokens = g["next"][:B].tolist()
+        Bp = next((b for b in sorted(self.buckets) if b >= B), B)  # padded to a captured bucket
+        sampling = any(r.params.temperature > 0 for r in reqs)
+        graph = self.graphs.get((Bp, sampling))
+        if graph is None and self.use_graphs:  # sampling graphs are captured on first use
+            graph = self.graphs[(Bp, sampling)] = self._capture(Bp, sampling)
+        key = (tuple(r.id for r in reqs), Bp)
+        if key != self._last_batch:  # the graph advances ids, positions and steps itself otherwise
+            self._upload(reqs, Bp)
+            self._last_batch = key
+        if graph is not None:
+            graph.replay()
+            tokens = self.static["next"][:B].tolist()
         else:
-            tokens = self._decode_body(Bp)[:B].tolist()
+            tokens = self._decode_body(Bp, sampling)[:B].tolist()
         for r, tok in zip(reqs, tokens):
             r.cached += 1
             self._append(r, tok)
 
-    def _decode_body(self, B):
-        """Decode step on the static buffers: graph-capturable, no host sync. Writes the next ids
-        and positions in place, so an unchanged batch could replay again without host input."""
-        g, dev = self.static, self.device
-        ids, pos, slots = g["ids"][:B], g["pos"][:B], g["slots"][:B]
+    def _upload(self, reqs, Bp):
+        pad, S, g = Bp - len(reqs), self.max_slots, self.static
+        cols = dict(ids=[r.out[-1] for r in reqs] + [0] * pad, pos=[r.cached for r in reqs] + [0] * pad,
+                    slots=[r.slot for r in reqs] + [S] * pad, temp=[r.params.temperature for r in reqs] + [0] * pad,
+                    top_k=[r.params.top_k for r in reqs] + [0] * pad, top_p=[r.params.top_p for r in reqs] + [1] * pad,
+                    min_p=[r.params.min_p for r in reqs] + [0] * pad, seed=[r.seed for r in reqs] + [0] * pad,
+                    step=[len(r.out) for r in reqs] + [0] * pad)
+        for name, vals in cols.items():
+            g[name][:Bp] = torch.tensor(vals, dtype=g[name].dtype)
+
+    def _decode_body(self, B, sampling):
+        """Decode step on the static buffers: graph-capturable, no host sync. Samples, then writes the next
+        ids, positions and steps in place, so an unchanged batch replays again without host input."""
+        g, dev, S = self.static, self.device, self.max_slots
+        ids, pos, slots, temp = g["ids"][:B], g["pos"][:B], g["slots"][:B], g["temp"][:B]
         table = self.tables[slots.long()]  # [B, W]
         ar = torch.arange(B + 1, device=dev, dtype=torch.int32)
         full_rows = table.gather(1, (pos // self.page)[:, None].long())[:, 0] * self.page + pos % self.page
         inp = StepInputs(ids, pos, ar, pos, table, slots[:, None].expand(B, table.shape[1]), full_rows,
                          slots * RING + pos % RING, ar[:B].long(), 1, splits=self._splits(B))
-        nxt = self.model.forward(inp, self.kv).argmax(-1)  # [B]
+        logits = self.model.forward(inp, self.kv)  # [B, V]
+        floor = ops.sampling_floor(logits, temp, g["top_k"][:B], g["top_p"][:B], g["min_p"][:B]) if sampling else None
+        nxt = ops.sample(logits, temp, g["seed"][:B], g["step"][:B], floor)  # [B]
         g["next"][:B] = nxt
+        ids.copy_(nxt)
+        pos.copy_(torch.where(slots == S, pos, pos + 1))  # padding rows stay at position 0
+        g["step"][:B] += 1
         return nxt
 
     def _splits(self, B):
@@ -353,22 +455,26 @@ class LLM:
 
     def _static_buffers(self):
         S, dev = self.max_slots, self.device
-        self.static = dict(ids=torch.zeros(S, dtype=torch.int64, device=dev),
-                           pos=torch.zeros(S, dtype=torch.int32, device=dev),
-                           slots=torch.full((S,), S, dtype=torch.int32, device=dev),
-                           next=torch.zeros(S, dtype=torch.int64, device=dev))
+        z = lambda dt, fill=0: torch.full((S,), fill, dtype=dt, device=dev)
+        self.static = dict(ids=z(torch.int64), pos=z(torch.int32), slots=z(torch.int32, S), next=z(torch.int64),
+                           temp=z(torch.float32), top_k=z(torch.int32), top_p=z(torch.float32, 1.0),
+                           min_p=z(torch.float32), seed=z(torch.int64), step=z(torch.int64))
+        self.buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, S + 1, 32)) if b <= S} | {S})
+        self._last_batch = None
+
+    def _capture(self, B, sampling):
+        """One decode graph: slots, positions and page tables are graph inputs, so any set of active
+        slots replays it without re-capture."""
+        self._decode_body(B, sampling)  # compile and warm up outside the graph
+        torch.cuda.synchronize(self.device)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self.graph_pool):
+            self._decode_body(B, sampling)
+        self.graph_pool = graph.pool()
+        self._last_batch = None  # the warm-up ran on the static buffers
+        return graph
 
     def _capture_graphs(self):
-        """One decode graph per batch bucket; slots, positions and page tables are graph inputs, so any
-        set of active slots replays without re-capture."""
-        buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, self.max_slots + 1, 32))
-                          if b <= self.max_slots} | {self.max_slots})
-        pool = None
-        for B in tqdm(buckets[::-1], desc="capturing CUDA graphs", leave=False):  # largest first: one pool
-            self._decode_body(B)  # compile and warm up outside the graph
-            torch.cuda.synchronize(self.device)
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph, pool=pool):
-                self._decode_body(B)
-            pool = graph.pool()
-            self.graphs[B] = graph
+        """Greedy decode graphs for every bucket at start-up, largest first so all share one pool."""
+        for B in tqdm(self.buckets[::-1], desc="capturing CUDA graphs", leave=False):
+            self.graphs[(B, False)] = self._capture(B, False)

@@ -368,7 +368,7 @@ class HarmonyParser:
             try:
                 json.loads(self._out["tool_call_args"])
                 self._calls.append({"name": self._name, "arguments": self._out["tool_call_args"]})
-            except ValueError:  # arguments nobody can execute: show them as text instead
+            except (ValueError, RecursionError):  # arguments nobody can execute: show them as text
                 self._finish = "malformed"
                 deltas += self._to_text(self._out["tool_call_args"])
         if token_id == self.tok.end:

@@ -102,6 +102,8 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     # (BLOCK_N, GROUPS, warps, stages) from cookbook/bench_moe.py on the H200 (20b, 2026-11-29): 96 us per
     # layer at batch 1 (64 columns: 4 experts x 90 blocks fill the SMs), 408 us at batch 64
     block_n, groups, warps, stages = tiles or ((64, 3, 4, 4) if block_m == 16 else (128, 3, 4, 3))
+    if x.device.type == "cpu" and tiles is None:  # the interpreter pays per program and per op: fewest
+        block_n, groups = 128, 1
     grid = (table.shape[1], triton.cdiv(N, block_n))
     K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
                       s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),

@@ -118,7 +118,8 @@ CASES = {
         + WEATHER_TS + "\n"
         "// Gets the location of the user.\ntype get_location = () => any;\n\n"
         "// Book a trip.\n// Returns a booking id.\ntype book = (_: {\n"
-        "// Who travels\ntraveler:     // Who travels\n{\n    name: string,\n    // Age in years\n    age?: number,\n    },\n"
+        "// Who travels\ntraveler:     // Who travels\n{\n"  # harmony's quirk for a described nested object
+        "    name: string,\n    // Age in years\n    age?: number,\n    },\n"
         "// Stops in order\ncities: string[],\n"
         "nights?: number, // default: 3\n"
         "refundable?: boolean, // default: false\n"
@@ -132,7 +133,8 @@ CASES = {
                 "query": {"type": "string", "title": "Query", "description": "What to look for",
                           "examples": ["weather in Paris", "gpt-oss"]},
                 "limit": {"description": "How many results", "default": 10,
-                          "oneOf": [{"type": "integer", "description": "A count"}, {"type": "string", "enum": ["all"]}]},
+                          "oneOf": [{"type": "integer", "description": "A count"},
+                                    {"type": "string", "enum": ["all"]}]},
                 "since": {"type": "string", "nullable": True, "description": "ISO date"}},
                 "required": ["query"]}}}]),
         system(functions=True) + "<|start|>developer<|message|># Tools\n\n## functions\n\nnamespace functions {\n\n"
@@ -176,7 +178,8 @@ CASES = {
              tools=[WEATHER], reasoning_effort="low"),
         system("low", functions=True) + WEATHER_DEV + "<|start|>user<|message|>Check two cities<|end|>"
         "<|start|>assistant<|channel|>commentary<|message|>Checking both cities now.<|end|>"
-        '<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"location":"Paris"}'
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>"
+        '{"location":"Paris"}'
         "<|call|><|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>rain<|end|>"
         "<|start|>assistant"),
     "unicode_and_custom_identity": (
@@ -219,7 +222,8 @@ def test_render_defaults_and_content_parts():
     today = datetime.date.today().isoformat()
     msgs = [{"role": "user", "content": [{"type": "text", "text": "Hello "}, {"type": "text", "text": "there"}]}]
     out = render(msgs)
-    assert f"Current date: {today}\n" in out and out.endswith("<|start|>user<|message|>Hello there<|end|><|start|>assistant")
+    assert f"Current date: {today}\n" in out
+    assert out.endswith("<|start|>user<|message|>Hello there<|end|><|start|>assistant")
     assert "Current date" not in render(msgs, current_date="")
     assert render(msgs, current_date=datetime.date(2025, 6, 28)) == render(msgs, current_date="2025-06-28")
 
@@ -238,7 +242,7 @@ def test_tool_arguments_as_dict_and_tool_name_prefix():
     (dict(messages=[{"content": "hi"}]), "unknown role None"),
     (dict(messages=[], tools=[{"type": "function", "function": {"description": "no name"}}]), "tool without a name"),
     (dict(messages=[], tools=[{"description": "bare, no name", "parameters": {}}]), "tool without a name"),
-    (dict(messages=[], tools=[{"name": "f", "parameters": {"type": "object", "enum": {1, 2}}}]), "not JSON-serializable"),
+    (dict(messages=[], tools=[{"name": "f", "parameters": {"enum": {1, 2}}}]), "not JSON-serializable"),
     (dict(messages=[], tools=[{"name": "f", "parameters": {"default": float("nan")}}]), "not JSON-serializable"),
     (dict(messages=[], tools=[{"type": "web_search"}]), "unsupported tool"),
     (dict(messages=[{"role": "assistant", "tool_calls": [{"id": "1", "function": {"arguments": "{}"}}]}]),
@@ -268,7 +272,8 @@ def test_stop_token_ids():
 
 
 def test_parse_reasoning_then_final(tok):
-    out = "<|channel|>analysis<|message|>User asks 2+2. Easy.<|end|><|start|>assistant<|channel|>final<|message|>4.<|return|>"
+    out = ("<|channel|>analysis<|message|>User asks 2+2. Easy.<|end|>"
+           "<|start|>assistant<|channel|>final<|message|>4.<|return|>")
     res, deltas = parse(tok, tok.encode(out, allow_special=True))
     assert res == ParsedOutput(reasoning="User asks 2+2. Easy.", text="4.", tool_calls=[], finish="stop")
     assert joined(deltas, "reasoning") == res.reasoning and joined(deltas, "text") == res.text
@@ -293,6 +298,15 @@ def test_parse_recipient_before_channel_and_preamble(tok):
     assert (res.text, res.tool_calls, res.finish) == ("Looking it up.", [{"name": "lookup", "arguments": "{}"}],
                                                       "tool_calls")
     assert joined(deltas, "text") == res.text
+
+
+def test_parse_constrain_without_space_and_deep_json(tok):
+    out = "<|channel|>commentary to=functions.make_file<|constrain|>json<|message|>{}<|call|>"
+    res, _ = parse(tok, tok.encode(out, allow_special=True))
+    assert (res.tool_calls, res.finish) == ([{"name": "make_file", "arguments": "{}"}], "tool_calls")
+    out = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>" + "[" * 100_000 + "<|call|>"
+    res, _ = parse(tok, tok.encode(out, allow_special=True))  # too deep for json: malformed, no RecursionError
+    assert (res.tool_calls, res.text, res.finish) == ([], "[" * 100_000, "malformed")
 
 
 def test_parse_invalid_json_arguments_is_malformed(tok):
@@ -346,7 +360,8 @@ def test_parse_utf8_split_across_tokens(tok):
 
 
 def test_parse_length_and_result_is_non_destructive(tok):
-    first, rest = [[tok.enc.encode_single_token(bytes([b])) for b in part] for part in ("😀".encode()[:1], "😀".encode()[1:])]
+    byte_ids = [tok.enc.encode_single_token(bytes([b])) for b in "😀".encode()]
+    first, rest = byte_ids[:1], byte_ids[1:]
     p = HarmonyParser(tok)
     for i in tok.encode("<|channel|>final<|message|>Look: ", allow_special=True) + first:  # half a character
         p.feed(i)
@@ -357,7 +372,8 @@ def test_parse_length_and_result_is_non_destructive(tok):
 
 
 def test_parse_partial_tool_call_reports_length(tok):
-    res, _ = parse(tok, tok.encode('<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a":', allow_special=True))
+    out = '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a":'
+    res, _ = parse(tok, tok.encode(out, allow_special=True))
     assert (res.tool_calls, res.finish) == ([{"name": "f", "arguments": '{"a":'}], "length")
 
 
