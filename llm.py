@@ -208,7 +208,7 @@ class LLM:
         if not ids:
             raise ValueError("prompt is empty")
         if any(not isinstance(i, int) or not 0 <= i < self.cfg.vocab_size for i in ids):
-            raise ValueError(f"prompt token ids must be ints in [0, {self.cfg.vocab_size})")
+            raise ValueError(f"prompt token ids must be ints in the vocabulary [0, {self.cfg.vocab_size})")
         if len(ids) + params.max_tokens > self.max_model_len:
             raise ValueError(f"prompt ({len(ids)} tokens) + max_tokens ({params.max_tokens}) exceeds the "
                              f"context length {self.max_model_len}")

@@ -154,6 +154,8 @@ def sample(logits, temperature, seed, step, floor=None):
     floor = torch.full_like(temperature, float("-inf")) if floor is None else floor
     assert logits.stride(1) == 1 and temperature.shape == floor.shape == seed.shape == step.shape == (B,)
     out = torch.empty(B, device=logits.device, dtype=torch.int64)
-    # 4096-wide strips: 49 steps over a 201,088 vocab, 16 KB of fp32 logits in flight per program
-    K._sample_kernel[(B,)](logits, out, temperature, floor, seed, step, V, logits.stride(0), BLOCK_V=4096)
+    # 4096-wide strips: 49 steps over a 201,088 vocab, 16 KB of fp32 logits in flight per program; the
+    # CPU interpreter pays per step, so it takes the whole row at once
+    block_v = 4096 if logits.is_cuda else triton.next_power_of_2(V)
+    K._sample_kernel[(B,)](logits, out, temperature, floor, seed, step, V, logits.stride(0), BLOCK_V=block_v)
     return out

@@ -40,3 +40,102 @@ def test_dummy_full_size_generates(tmp_path, size):
         assert all(0 <= t < cfg.vocab_size for o in outs for t in o.token_ids)
     finally:
         eng.stop()
+
+
+def test_batch_invariance_and_more_requests_than_slots(engine):
+    """A request gives the same greedy tokens alone, in a batch of 8 mixed prompts (twice the slots),
+    and when it arrives while others are mid-generation."""
+    target = list(range(3000, 3023))
+    alone = engine.generate(target, max_tokens=4, ignore_eos=True).result().token_ids
+    others = [list(range(100 * i, 100 * i + 1 + 5 * i)) for i in range(1, 8)]
+    batch = engine.generate([target] + others, max_tokens=4, ignore_eos=True).result()
+    assert batch[0].token_ids == alone and all(len(o.token_ids) == 4 for o in batch)
+    running = engine.generate(others[:2], max_tokens=8, ignore_eos=True)
+    stream = engine.stream(others[4], max_tokens=8, ignore_eos=True)
+    next(stream)  # the others are now decoding
+    late = engine.generate(target, max_tokens=4, ignore_eos=True).result()
+    assert late.token_ids == alone
+    assert all(len(o.token_ids) == 8 for o in running.result()) and len(list(stream)) == 8
+
+
+def test_sampling_seeded_and_per_request(engine):
+    p = list(range(7000, 7010))
+    a = SamplingParams(max_tokens=4, temperature=1.0, seed=11, ignore_eos=True)
+    alone = engine.generate(p, a).result().token_ids
+    mixed = engine.generate([p, p, p], [a, SamplingParams(max_tokens=4, ignore_eos=True),
+                                        SamplingParams(max_tokens=4, temperature=1.0, seed=12, ignore_eos=True)]).result()
+    assert mixed[0].token_ids == alone  # the same seed, whatever else the batch holds
+    assert mixed[1].token_ids == engine.generate(p, max_tokens=4, ignore_eos=True).result().token_ids  # greedy
+    assert mixed[2].token_ids != alone
+
+
+def test_stream_abort_and_pool_back_to_full(engine):
+    pages = len(engine.free_pages)
+    stream = engine.stream(list(range(50)), max_tokens=500, ignore_eos=True)
+    first = next(stream)
+    engine.abort(engine.running[0].id if engine.running else -1)
+    rest = list(stream)
+    assert first.token_id is not None and rest[-1].output.finish_reason == "abort"
+    assert len(rest[-1].output.token_ids) < 500
+    engine.generate([1], max_tokens=1).result()  # one more step: the abort has been applied
+    assert len(engine.free_pages) == pages and len(engine.free_slots) == engine.max_slots
+
+
+def test_stop_tokens_and_text_deltas(engine):
+    out = engine.generate([5, 6, 7], max_tokens=8, ignore_eos=True).result()
+    stop_at = out.token_ids[3]
+    cut = engine.generate([5, 6, 7], max_tokens=8, stop_token_ids=[stop_at]).result()
+    assert cut.finish_reason == "stop" and cut.token_ids == out.token_ids[:out.token_ids.index(stop_at) + 1]
+    deltas = list(engine.stream([5, 6, 7], max_tokens=4, ignore_eos=True))
+    assert "".join(d.text for d in deltas) == deltas[-1].output.text
+
+
+@pytest.mark.parametrize("prompt,kw,match", [([], {}, "empty"), ([1, 2], dict(max_tokens=0), "max_tokens"),
+                                             ([1], dict(temperature=-1.0), "temperature"),
+                                             ([1], dict(top_p=0.0), "top_p"), ([1], dict(top_p=1.5), "top_p"),
+                                             ([1], dict(top_k=-2), "top_k"), ([201088], {}, "vocab"),
+                                             ([1] * 10, dict(max_tokens=131070), "context length")])
+def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
+    before = engine.inbox.qsize()
+    with pytest.raises(ValueError, match=match):
+        engine.generate([[1, 2, 3], prompt], **kw)
+    assert engine.inbox.qsize() == before
+
+
+def test_step_failure_fails_its_futures_and_engine_keeps_serving(engine):
+    real = engine.model.forward
+    calls = []
+
+    def broken(inp, kv):
+        calls.append(1)
+        raise RuntimeError("injected fault")
+
+    engine.model.forward = broken
+    try:
+        fut = engine.generate([9, 9, 9], max_tokens=3)
+        with pytest.raises(RuntimeError, match="injected fault"):
+            fut.result(timeout=60)
+    finally:
+        engine.model.forward = real
+    assert calls and engine.generate([9, 9, 9], max_tokens=3).result(timeout=120).token_ids
+
+
+def test_thousand_requests_leave_the_pool_full(tiny_dir):
+    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=256, num_pages=300)
+    try:
+        pages = len(eng.free_pages)
+        outs = eng.generate([[i + 1] for i in range(1000)], max_tokens=1).result()
+        assert len(outs) == 1000 and all(len(o.token_ids) == 1 for o in outs)
+        assert len(eng.free_pages) == pages and len(eng.free_slots) == 256
+    finally:
+        eng.stop()
+        eng.stop()  # a second stop is harmless
+
+
+def test_stop_resolves_everything(tiny_dir):
+    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=2, num_pages=64)
+    futs = [eng.generate(list(range(10 + i)), max_tokens=400, ignore_eos=True) for i in range(4)]
+    eng.stop()
+    assert all(f.done() and f.result().finish_reason in ("abort", "length") for f in futs)
+    with pytest.raises(RuntimeError, match="stopped"):
+        eng.generate([1], max_tokens=1)
