@@ -24,7 +24,7 @@ if not torch.cuda.is_available():  # no GPU: the kernels run on the CPU under Tr
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
 from model.config import GptOssConfig
-from model import ops
+from model import harmony, ops
 from model.gpt_oss import GptOss, KVCache, StepInputs
 from model.tokenizer import Tokenizer
 from model.weights import load_weights
@@ -41,6 +41,7 @@ class SamplingParams:
     top_k: int = 0  # 0 = off; at most TOP_K_CAP
     min_p: float = 0.0
     seed: int = None  # None = a fresh random seed per request
+    stop: list = None  # strings: the text ends before the first one, matched across token boundaries
     stop_token_ids: list = None  # default: <|return|> 200002 and <|call|> 200012
     ignore_eos: bool = False  # benchmarking: run to max_tokens
 
@@ -54,6 +55,9 @@ class SamplingParams:
         need(isinstance(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be in [0, {TOP_K_CAP}]")
         need(0 <= self.min_p <= 1, "min_p", "must be in [0, 1]")
         need(self.seed is None or isinstance(self.seed, int), "seed", "must be an int or None")
+        if isinstance(self.stop, str):
+            self.stop = [self.stop]
+        need(self.stop is None or all(isinstance(x, str) and x for x in self.stop), "stop", "must be non-empty strings")
 
 
 @dataclass
@@ -74,6 +78,7 @@ class Request:
     future: Future
     seed: int = 0
     stream: queue.Queue = None  # gets each new token id, then the RequestOutput
+    text: str = None  # set when a stop string cut the text
     out: list = field(default_factory=list)
     slot: int = -1
     pages: list = field(default_factory=list)
@@ -81,6 +86,16 @@ class Request:
     t_arrive: float = field(default_factory=time.perf_counter)
     t_admit: float = 0.0
     t_first: float = 0.0
+
+
+@dataclass
+class ChatOutput:
+    request_id: int
+    reasoning: str  # the analysis channel
+    text: str  # the final channel (and commentary preambles); malformed output lands here too
+    tool_calls: list  # [{"name": ..., "arguments": JSON string}]
+    finish_reason: str  # "stop", "tool_calls", "length", "malformed" or "abort"
+    output: RequestOutput  # the raw tokens and timings
 
 
 @dataclass
@@ -189,6 +204,44 @@ class LLM:
             text = _complete_utf8(self.tokenizer.decode_bytes(ids))
             yield StreamDelta(item, text[len(shown):], None)
             shown = text
+
+    def chat(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
+        """messages: one OpenAI-style conversation (list of dicts) or a list of them, rendered in harmony.
+        Returns a Future of one ChatOutput (or a list): reasoning, text and tool_calls parsed from the output."""
+        single = bool(messages) and isinstance(messages[0], dict)
+        prompts = [harmony.render_ids(self.tokenizer, c, reasoning_effort, tools) for c in
+                   ([messages] if single else messages)]
+        inner = self.generate(prompts, sampling_params, **kw)
+        fut = Future()
+        fut.request_ids = inner.request_ids
+
+        def done(f):
+            if f.exception() is not None:
+                return fut.set_exception(f.exception())
+            outs = [self._parse_chat(o) for o in f.result()]
+            fut.set_result(outs[0] if single else outs)
+
+        inner.add_done_callback(done)
+        return fut
+
+    def chat_stream(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
+        """Yields harmony.Delta(kind, text, name) as tokens arrive (kind: reasoning, text, tool_call_name,
+        tool_call_args), then the ChatOutput."""
+        parser = harmony.HarmonyParser(self.tokenizer)
+        prompt = harmony.render_ids(self.tokenizer, messages, reasoning_effort, tools)
+        for d in self.stream(prompt, sampling_params, **kw):
+            if d.output is not None:
+                yield self._parse_chat(d.output)
+                return
+            yield from parser.feed(d.token_id)
+
+    def _parse_chat(self, out: RequestOutput):
+        parser = harmony.HarmonyParser(self.tokenizer)
+        for t in out.token_ids:
+            parser.feed(t)
+        p = parser.result()
+        reason = "abort" if out.finish_reason == "abort" else p.finish
+        return ChatOutput(out.request_id, p.reasoning, p.text, p.tool_calls, reason, out)
 
     def abort(self, request_id):
         """Ends a request now (finish reason 'abort'); its slot and pages are freed before the next step."""
@@ -336,17 +389,28 @@ class LLM:
         m = dict(queue_time=r.t_admit - r.t_arrive if r.t_admit else now - r.t_arrive,
                  ttft=r.t_first - r.t_arrive if r.t_first else None,
                  decode_time=now - r.t_first if r.t_first else None)
-        out = RequestOutput(r.id, r.prompt, list(r.out), self.tokenizer.decode(r.out), reason, m)
+        text = r.text if r.text is not None else self.tokenizer.decode(r.out)
+        out = RequestOutput(r.id, r.prompt, list(r.out), text, reason, m)
         if not r.future.done():
             r.future.set_result(out)
         if r.stream is not None:
             r.stream.put(out)
+
+    def _stop_string(self, r):
+        """True when a stop string has appeared; the text is cut before it."""
+        text = self.tokenizer.decode(r.out)
+        hits = [i for i in (text.find(x) for x in r.params.stop) if i >= 0]
+        if hits:
+            r.text = text[:min(hits)]
+        return bool(hits)
 
     def _append(self, r, token):
         r.out.append(token)
         if r.stream is not None:
             r.stream.put(token)
         if not r.params.ignore_eos and token in (r.params.stop_token_ids or self.stop_ids):
+            self._finish(r, "stop")
+        elif r.params.stop and self._stop_string(r):
             self._finish(r, "stop")
         elif len(r.out) >= r.params.max_tokens:
             self._finish(r, "length")

@@ -139,3 +139,31 @@ def test_stop_resolves_everything(tiny_dir):
     assert all(f.done() and f.result().finish_reason in ("abort", "length") for f in futs)
     with pytest.raises(RuntimeError, match="stopped"):
         eng.generate([1], max_tokens=1)
+
+
+def test_chat_renders_harmony_and_parses_output(engine):
+    conv = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    out = engine.chat(conv, reasoning_effort="low", max_tokens=3).result()  # random weights: any tokens
+    assert out.finish_reason in ("stop", "tool_calls", "length", "malformed") and len(out.output.token_ids) <= 3
+    prompt = out.output.prompt_token_ids
+    assert prompt[-2:] == engine.tokenizer.encode("<|start|>assistant", allow_special=True)
+    assert "Reasoning: low" in engine.tokenizer.decode(prompt)
+    wellformed = engine.tokenizer.encode("<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>"
+                                         "final<|message|>Hello!<|return|>", allow_special=True)
+    parsed = engine._parse_chat(out.output.__class__(0, prompt, wellformed, "", "stop"))
+    assert (parsed.reasoning, parsed.text, parsed.finish_reason) == ("Think.", "Hello!", "stop")
+    call = engine.tokenizer.encode('<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>'
+                                   '{"city": "Paris"}<|call|>', allow_special=True)
+    parsed = engine._parse_chat(out.output.__class__(0, prompt, call, "", "stop"))
+    assert parsed.tool_calls == [{"name": "get_weather", "arguments": '{"city": "Paris"}'}]
+    assert parsed.finish_reason == "tool_calls"
+    items = list(engine.chat_stream(conv, max_tokens=3))
+    assert items[-1].output.token_ids and all(hasattr(d, "kind") for d in items[:-1])
+
+
+def test_stop_strings_cut_the_text(engine):
+    out = engine.generate([11, 12, 13], max_tokens=8, ignore_eos=True).result()
+    text = out.text
+    stop = text[3:6] if len(text) >= 6 else text[-1:]
+    cut = engine.generate([11, 12, 13], max_tokens=8, stop=[stop]).result()
+    assert cut.finish_reason == "stop" and cut.text == text[:text.find(stop)] and stop not in cut.text
