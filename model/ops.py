@@ -97,8 +97,7 @@ def moe_route(logits, top_k, block_m):
 
 def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, tiles=None):
     E, K2, N = w.shape
-    assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8 and N % 4 == 0
-    w32 = w.view(torch.int32)  # [E, K/2, N/4]: the kernel decodes 4 bytes per word
+    assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
     assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
     # (BLOCK_N, GROUPS, warps, stages) from cookbook/bench_moe.py on the H200 (20b, 2026-11-29): 96 us per
     # layer at batch 1 (64 columns: 4 experts x 90 blocks fill the SMs), 408 us at batch 64
@@ -106,7 +105,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     if x.device.type == "cpu" and tiles is None:  # the interpreter pays per program and per op: fewest
         block_n, groups = 128, 1
     grid = (table.shape[1], triton.cdiv(N, block_n))
-    K._moe_kernel[grid](x, w32, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w32.stride(0), w32.stride(1),
+    K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
                       s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
                       TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
                       GROUPS=groups, num_warps=warps, num_stages=stages,
