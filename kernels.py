@@ -169,7 +169,7 @@ def _topk_kernel(logit_ptr, ids_ptr, w_ptr, T, E, stride_lt, TOPK: tl.constexpr,
     e = tl.arange(0, EP)[None, :]
     kk = tl.arange(0, KP)[None, :]
     lg = tl.load(logit_ptr + t[:, None] * stride_lt + e, mask=(t[:, None] < T) & (e < E), other=float("-inf"))
-    lg = lg.to(tl.float32)
+    lg = tl.where(t[:, None] < T, lg.to(tl.float32), 0.0)  # rows past T: finite, never stored
     ids = tl.zeros([BLOCK_T, KP], tl.int32)
     vals = tl.full([BLOCK_T, KP], float("-inf"), tl.float32)
     for k in tl.static_range(TOPK):  # k-th largest; ties go to the lower expert id

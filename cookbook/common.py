@@ -1,0 +1,30 @@
+"""What the examples share: which checkpoint to use, and the tokenizer fallback."""
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def model_dir(argv):
+    """(path, tiny): argv[1] if given, else ./gpt-oss-20b if it holds a checkpoint, else a tiny random
+    checkpoint (written once to ./checkpoints/gpt-oss-tiny; gibberish output, real engine). Examples
+    generate a few tokens on the tiny one: the CPU interpreter takes about a second per token."""
+    from model.config import tiny_config
+    from model.weights import write_checkpoint
+    path = Path(argv[1]) if len(argv) > 1 else ROOT / "gpt-oss-20b"
+    if (path / "config.json").exists():
+        return str(path), False
+    path = ROOT / "checkpoints" / "gpt-oss-tiny"
+    print(f"No checkpoint found: using a TINY RANDOM checkpoint at {path}. Its output is gibberish.")
+    if not (path / "config.json").exists():
+        write_checkpoint(path, tiny_config(), seed=0)
+    return str(path), True
+
+
+def tiktoken_file():
+    """A checkpoint directory carries tokenizer.json; the tiny one falls back to o200k_base.tiktoken."""
+    for p in (ROOT.parent / "shared/data/o200k_base.tiktoken", ROOT / "shared/data/o200k_base.tiktoken"):
+        if p.exists():
+            return str(p)
+    return None

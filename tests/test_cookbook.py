@@ -1,0 +1,21 @@
+"""Every cookbook example runs as written on the tiny checkpoint, so none can rot."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import needs_data
+
+COOKBOOK = Path(__file__).resolve().parents[1] / "cookbook"
+EXAMPLES = {"quickstart.py": "ttft", "chat.py": "[high] answer:", "streaming.py": "finish:",
+            "function_calling.py": "answer:", "batch_throughput.py": "output tok/s"}
+
+
+@needs_data
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_runs(name):
+    p = subprocess.run([sys.executable, str(COOKBOOK / name)], capture_output=True, text=True, timeout=900,
+                       cwd=COOKBOOK.parent)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert EXAMPLES[name] in p.stdout, p.stdout[-2000:]
