@@ -44,6 +44,8 @@ class SamplingParams:
     stop: list = None  # strings: the text ends before the first one, matched across token boundaries
     stop_token_ids: list = None  # default: <|return|> 200002 and <|call|> 200012
     ignore_eos: bool = False  # benchmarking: run to max_tokens
+    logprobs: int = None  # per generated token: its log-probability and the top-N (N <= 20)
+    prompt_logprobs: int = None  # per prompt token after the first: the same (scoring, perplexity)
 
     def __post_init__(self):
         def need(ok, field, what):
@@ -55,6 +57,9 @@ class SamplingParams:
         need(isinstance(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be in [0, {TOP_K_CAP}]")
         need(0 <= self.min_p <= 1, "min_p", "must be in [0, 1]")
         need(self.seed is None or isinstance(self.seed, int), "seed", "must be an int or None")
+        for f in ("logprobs", "prompt_logprobs"):
+            v = getattr(self, f)
+            need(v is None or (isinstance(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
         if isinstance(self.stop, str):
             self.stop = [self.stop]
         need(self.stop is None or all(isinstance(x, str) and x for x in self.stop), "stop", "must be non-empty strings")
@@ -68,6 +73,8 @@ class RequestOutput:
     text: str
     finish_reason: str  # "stop", "length" or "abort"
     metrics: dict = field(default_factory=dict)  # queue_time, ttft, decode_time (seconds)
+    logprobs: list = None  # per generated token {token_id: logprob}: the chosen one and the top-N
+    prompt_logprobs: list = None  # per prompt token, None for the first
 
 
 @dataclass
@@ -79,6 +86,8 @@ class Request:
     seed: int = 0
     stream: queue.Queue = None  # gets each new token id, then the RequestOutput
     text: str = None  # set when a stop string cut the text
+    logprobs: list = None
+    prompt_logprobs: list = None
     out: list = field(default_factory=list)
     slot: int = -1
     pages: list = field(default_factory=list)
@@ -113,6 +122,20 @@ def _complete_utf8(b: bytes) -> str:
         except UnicodeDecodeError:
             continue
     return b.decode("utf-8", errors="replace")
+
+
+def _logprobs(logits, chosen, n):
+    """logits [R, V]; chosen: R token ids. Per row {chosen: logprob, then the top-n: logprob}."""
+    lp = torch.log_softmax(logits.float(), dim=-1)  # [R, V]
+    picked = lp.gather(1, torch.tensor(chosen, device=lp.device)[:, None])[:, 0].tolist()
+    top = lp.topk(n, dim=-1) if n else None
+    out = []
+    for i, c in enumerate(chosen):
+        d = {c: picked[i]}
+        if n:
+            d.update(zip(top.indices[i].tolist(), top.values[i].tolist()))
+        out.append(d)
+    return out
 
 
 def _gather_futures(futures):
@@ -156,7 +179,7 @@ class LLM:
         self.free_slots = deque(range(max_slots))
         self.free_pages = deque(range(1, self.kv.k_full.shape[1] // page_size))
         self.stop_ids = [200002, 200012]  # <|return|>, <|call|>
-        self.graphs, self.graph_pool = {}, None
+        self.graphs, self.graph_logits, self.graph_pool = {}, {}, None
         self._static_buffers()
         self.use_graphs = cuda_graphs if cuda_graphs is not None else self.device.type == "cuda"
         if self.use_graphs:
@@ -390,7 +413,7 @@ class LLM:
                  ttft=r.t_first - r.t_arrive if r.t_first else None,
                  decode_time=now - r.t_first if r.t_first else None)
         text = r.text if r.text is not None else self.tokenizer.decode(r.out)
-        out = RequestOutput(r.id, r.prompt, list(r.out), text, reason, m)
+        out = RequestOutput(r.id, r.prompt, list(r.out), text, reason, m, r.logprobs, r.prompt_logprobs)
         if not r.future.done():
             r.future.set_result(out)
         if r.stream is not None:
@@ -417,16 +440,32 @@ class LLM:
 
     # ------------------------------------------------------------------ prefill and decode
     def _prefill(self, reqs):
-        """Packs up to prefill_chunk prompt tokens of several sequences into one varlen step."""
-        budget, chunk = self.prefill_chunk, []
+        """Packs up to prefill_chunk prompt tokens of several sequences into one varlen step (1,024 when a
+        request scores its prompt: its logits are [rows, 201,088] fp32)."""
+        budget = min(self.prefill_chunk, 1024) if any(r.params.prompt_logprobs is not None for r in reqs) \
+            else self.prefill_chunk
+        chunk = []
         for r in reqs:
             n = min(len(r.prompt) - r.cached, budget)
             if n <= 0:
                 break
             chunk.append((r, n))
             budget -= n
-        ids, pos, cu, full_rows, ring_rows, logit_rows, done = [], [], [0], [], [], [], []
-        for b, (r, n) in enumerate(chunk):
+        inp, scored, done = self._prefill_inputs(chunk)
+        logits = self.model.forward(inp, self.kv)  # [R, V]
+        for r, row0, n in scored:  # each position's log-probability of the prompt token after it
+            nxt = r.prompt[r.cached + 1:r.cached + n + 1]
+            r.prompt_logprobs = (r.prompt_logprobs or [None]) + _logprobs(logits[row0:row0 + len(nxt)], nxt,
+                                                                          r.params.prompt_logprobs)
+        rows = logits[[row for _, row in done]]  # [len(done), V]
+        tokens = self._sample(rows, [r for r, _ in done]).tolist() if done else []
+        for r, n in chunk:
+            r.cached += n
+        self._emit([r for r, _ in done], tokens, rows, first=True)
+
+    def _prefill_inputs(self, chunk):
+        ids, pos, cu, full_rows, ring_rows, logit_rows, scored, done = [], [], [0], [], [], [], [], []
+        for r, n in chunk:
             p = list(range(r.cached, r.cached + n))
             ids += r.prompt[r.cached:r.cached + n]
             pos += p
@@ -434,22 +473,30 @@ class LLM:
             # only the chunk's last 128 tokens land in the ring; earlier ones would be overwritten anyway
             ring_rows += [r.slot * RING + i % RING if i >= p[-1] + 1 - RING else -1 for i in p]
             cu.append(cu[-1] + n)
+            if r.params.prompt_logprobs is not None:
+                scored.append((r, len(logit_rows), n))
+                logit_rows += list(range(cu[-2], cu[-1]))
             if r.cached + n == len(r.prompt):
-                logit_rows.append(cu[-1] - 1)
-                done.append(r)
-        dev, i32 = self.device, torch.int32
-        t = lambda x, dt=i32: torch.tensor(x, dtype=dt, device=dev)
+                if r.params.prompt_logprobs is None:
+                    logit_rows.append(cu[-1] - 1)
+                done.append((r, len(logit_rows) - 1))
+        t = lambda x, dt=torch.int32: torch.tensor(x, dtype=dt, device=self.device)
         slots = t([r.slot for r, _ in chunk])
         inp = StepInputs(t(ids, torch.int64), t(pos), t(cu), t([r.cached for r, _ in chunk]), self.tables[slots.long()],
                          slots[:, None].expand(len(chunk), self.tables.shape[1]), t(full_rows), t(ring_rows),
                          t(logit_rows, torch.int64), max(n for _, n in chunk))
-        logits = self.model.forward(inp, self.kv)  # [R, V]
-        tokens = self._sample(logits, done).tolist() if done else []
-        for r, n in chunk:
-            r.cached += n
+        return inp, scored, done
+
+    def _emit(self, reqs, tokens, logits, first=False):
+        """Hands each request its new token, with its log-probabilities when asked for."""
         now = time.perf_counter()
-        for r, tok in zip(done, tokens):
-            r.t_first = now
+        for i, (r, tok) in enumerate(zip(reqs, tokens)):
+            if first:
+                r.t_first = now
+            else:
+                r.cached += 1
+            if r.params.logprobs is not None:
+                r.logprobs = (r.logprobs or []) + _logprobs(logits[i:i + 1], [tok], r.params.logprobs)
             self._append(r, tok)
 
     def _sample(self, logits, reqs):
@@ -476,12 +523,10 @@ class LLM:
             self._last_batch = key
         if graph is not None:
             graph.replay()
-            tokens = self.static["next"][:B].tolist()
+            nxt, logits = self.static["next"], self.graph_logits[(Bp, sampling)]
         else:
-            tokens = self._decode_body(Bp, sampling)[:B].tolist()
-        for r, tok in zip(reqs, tokens):
-            r.cached += 1
-            self._append(r, tok)
+            nxt, logits = self._decode_body(Bp, sampling)
+        self._emit(reqs, nxt[:B].tolist(), logits)
 
     def _upload(self, reqs, Bp):
         pad, S, g = Bp - len(reqs), self.max_slots, self.static
@@ -510,7 +555,7 @@ class LLM:
         ids.copy_(nxt)
         pos.copy_(torch.where(slots == S, pos, pos + 1))  # padding rows stay at position 0
         g["step"][:B] += 1
-        return nxt
+        return nxt, logits
 
     def _splits(self, B):
         """KV splits for full-attention decode: enough programs to fill 132 SMs at small batch. The
@@ -533,7 +578,7 @@ class LLM:
         torch.cuda.synchronize(self.device)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, pool=self.graph_pool):
-            self._decode_body(B, sampling)
+            _, self.graph_logits[(B, sampling)] = self._decode_body(B, sampling)  # [B, V], rewritten per replay
         self.graph_pool = graph.pool()
         self._last_batch = None  # the warm-up ran on the static buffers
         return graph

@@ -9,7 +9,7 @@ from helpers import needs_data
 
 COOKBOOK = Path(__file__).resolve().parents[1] / "cookbook"
 EXAMPLES = {"quickstart.py": "ttft", "chat.py": "[high] answer:", "streaming.py": "finish:",
-            "function_calling.py": "answer:", "batch_throughput.py": "output tok/s"}
+            "function_calling.py": "answer:", "batch_throughput.py": "output tok/s", "score_prompts.py": "perplexity"}
 
 
 @needs_data

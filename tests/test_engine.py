@@ -167,3 +167,21 @@ def test_stop_strings_cut_the_text(engine):
     stop = text[3:6] if len(text) >= 6 else text[-1:]
     cut = engine.generate([11, 12, 13], max_tokens=8, stop=[stop]).result()
     assert cut.finish_reason == "stop" and cut.text == text[:text.find(stop)] and stop not in cut.text
+
+
+def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
+    p = list(range(400, 550))  # 150 tokens, scored over 3 prefill chunks of 64
+    engine.prefill_chunk = 64
+    try:
+        out = engine.generate(p, max_tokens=3, ignore_eos=True, logprobs=2, prompt_logprobs=1).result()
+    finally:
+        engine.prefill_chunk = 4096
+    ref = torch.log_softmax(reference_model.logits(p + out.token_ids), -1)  # [T, V]
+    assert out.prompt_logprobs[0] is None and len(out.prompt_logprobs) == len(p)
+    for i in range(1, len(p)):
+        d = out.prompt_logprobs[i]
+        assert abs(d[p[i]] - ref[i - 1, p[i]].item()) < 1e-3 and ref[i - 1].argmax().item() in d
+    for k, tok in enumerate(out.token_ids):
+        row = ref[len(p) - 1 + k]
+        assert abs(out.logprobs[k][tok] - row[tok].item()) < 1e-3
+        assert set(row.topk(2).indices.tolist()) <= set(out.logprobs[k])
