@@ -49,12 +49,14 @@ def main():
     ap.add_argument("--max-slots", type=int, default=0)
     ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
     ap.add_argument("--out", default="")
+    ap.add_argument("--commit", default="", help="recorded when git is not there (the GPU machine)")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
         print(json.dumps(one_point(a.model[0], a.batch[0], a.tokens, a.prompt_len, a.tokenizer, a.max_slots)))
         return
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = a.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                        text=True).stdout.strip()
     for model in a.model:
         for batch in a.batch:
             runs = []

@@ -185,3 +185,16 @@ def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
         row = ref[len(p) - 1 + k]
         assert abs(out.logprobs[k][tok] - row[tok].item()) < 1e-3
         assert set(row.topk(2).indices.tolist()) <= set(out.logprobs[k])
+
+
+@pytest.mark.parametrize("messages,tools,match", [
+    ([{"role": "wizard", "content": "x"}], None, "role"),
+    ([{"role": "user", "content": "x"}], [{"type": "function", "function": {"description": "no name"}}], "name"),
+    ([{"role": "user", "content": "x"}], [{"type": "function", "function": {"name": "f", "parameters": {1, 2}}}],
+     "JSON"),
+])
+def test_bad_chat_input_is_rejected_and_nothing_enqueued(engine, messages, tools, match):
+    before = engine.inbox.qsize()
+    with pytest.raises(ValueError, match=match):
+        engine.chat(messages, tools=tools)
+    assert engine.inbox.qsize() == before
