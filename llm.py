@@ -198,6 +198,8 @@ class LLM:
         or of a list of them; future.request_ids names the requests for abort()."""
         single = isinstance(prompts, str) or (isinstance(prompts, list) and prompts and isinstance(prompts[0], int))
         plist = [prompts] if single else list(prompts)
+        if not plist:
+            raise ValueError("prompts: no prompt given")
         params = sampling_params if sampling_params is not None else SamplingParams(**kw)
         params = list(params) if isinstance(params, (list, tuple)) else [params] * len(plist)
         if len(params) != len(plist):

@@ -99,6 +99,8 @@ def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
     before = engine.inbox.qsize()
     with pytest.raises(ValueError, match=match):
         engine.generate([[1, 2, 3], prompt], **kw)
+    with pytest.raises(ValueError, match="no prompt"):
+        engine.generate([])
     assert engine.inbox.qsize() == before
 
 
