@@ -1,11 +1,11 @@
-"""Every GPU kernel of the engine, in Triton. Imports only torch and triton.
+"""Every GPU kernel of the engine, in Triton; their launchers (checks, allocation, grid, fixed tiles) are in
+model/ops.py. Imports only triton.
 
 Shape legend: T tokens in the step, B sequences, H hidden, D head dim, NH query heads, NKV kv heads,
 G = NH // NKV query heads per kv head, P cache rows (pages * PAGE), E experts, K in-features,
 N out-features, A = T * TOPK routed (token, expert) pairs, S KV splits.
 Every kernel also runs on the CPU under TRITON_INTERPRET=1 (how CI tests them).
 """
-import torch
 import triton
 import triton.language as tl
 
