@@ -6,9 +6,9 @@ import pytest
 import tiktoken
 import tiktoken.load
 
+from helpers import DATA  # ../shared/data, or a git-ignored copy in shared/data on the GPU machine
 from model.tokenizer import O200K_PATTERN, Tokenizer
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TOKENIZER_JSON = DATA / "tokenizer.json"
 TIKTOKEN_FILE = DATA / "o200k_base.tiktoken"
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
