@@ -200,3 +200,21 @@ def test_bad_chat_input_is_rejected_and_nothing_enqueued(engine, messages, tools
     with pytest.raises(ValueError, match=match):
         engine.chat(messages, tools=tools)
     assert engine.inbox.qsize() == before
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="full-size dummy weights need a GPU")
+def test_dummy_20b_same_tokens_at_batch_1_and_64(tmp_path):
+    """Issue 3: 64 greedy steps of one request alone and inside a batch of 64, float32 so that near-tied
+    logits cannot flip (the kernels are row-independent; cuBLAS may sum differently per batch size).
+    Written 2026-11-29 without a GPU run left in that session: the first H200 run checks it."""
+    import json
+    from model.config import GptOssConfig
+    (tmp_path / "config.json").write_text(json.dumps(GptOssConfig().to_dict()))
+    eng = LLM(tmp_path, load_format="dummy", dtype=torch.float32, tokenizer=TIKTOKEN, max_slots=64)
+    try:
+        prompts = [list(range(1000 + 37 * i, 1000 + 37 * i + 20 + i)) for i in range(64)]
+        alone = eng.generate(prompts[5], max_tokens=64, ignore_eos=True).result().token_ids
+        batch = eng.generate(prompts, max_tokens=64, ignore_eos=True).result()
+        assert batch[5].token_ids == alone
+    finally:
+        eng.stop()
