@@ -256,14 +256,15 @@ class LLM:
         prompt = harmony.render_ids(self.tokenizer, messages, reasoning_effort, tools)
         for d in self.stream(prompt, sampling_params, **kw):
             if d.output is not None:
-                yield self._parse_chat(d.output)
+                yield self._parse_chat(d.output, parser)  # already fed: not parsed twice
                 return
             yield from parser.feed(d.token_id)
 
-    def _parse_chat(self, out: RequestOutput):
-        parser = harmony.HarmonyParser(self.tokenizer)
-        for t in out.token_ids:
-            parser.feed(t)
+    def _parse_chat(self, out: RequestOutput, parser=None):
+        if parser is None:
+            parser = harmony.HarmonyParser(self.tokenizer)
+            for t in out.token_ids:
+                parser.feed(t)
         p = parser.result()
         reason = "abort" if out.finish_reason == "abort" else p.finish
         return ChatOutput(out.request_id, p.reasoning, p.text, p.tool_calls, reason, out)

@@ -111,7 +111,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
                       GROUPS=groups, num_warps=warps, num_stages=stages,
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
                       DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
-                      PREC="ieee" if x.dtype == torch.float32 else "tf32")
+                      PREC=_dot_precision(x.dtype))
 
 
 def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):

@@ -45,11 +45,9 @@ def random_tensor(name, shape, dtype, gen, device, lm_std=0.02):
             return torch.randint(0, 256, shape, generator=gen, device=device, dtype=torch.uint8)
         return torch.randint(119, 121, shape, generator=gen, device=device, dtype=torch.uint8)
     x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32)
-    if name.endswith("sinks"):
-        pass
-    elif "norm" in name:
+    if "norm" in name:
         x = 1.0 + 0.1 * x
-    else:
+    elif not name.endswith("sinks"):
         x = x * (lm_std if name == "lm_head.weight" else 0.02)
     return x.to(dtype)
 
