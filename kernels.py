@@ -219,18 +219,28 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
 
 
 @triton.jit
-def _fp4(c):  # E2M1 nibble -> fp16 holding value * 2^-14 (exact; fp16 keeps subnormals, no flush)
-    c = c.to(tl.int16)
-    return (((c & 8) << 12) | ((c & 7) << 9)).to(tl.float16, bitcast=True)
+def _fp4x8(w):  # [R, 4] int32 words, 8 E2M1 codes each (layout: model/weights.pack_experts) -> [R, 32] fp16
+    M: tl.constexpr = 0x0E000E00  # fp16 bits 9-11 of both halves: 2 exponent bits + the mantissa bit
+    S: tl.constexpr = -0x7FFF8000  # 0x80008000, the sign bits
+    r0 = w & (M | S)  # pair slot 0 is stored in place, slot 1 one byte down, slots 2 and 3 split: 1-4 ops
+    r1 = (w << 8) & (M | S)  # per 2 codes instead of 7 per code (subnormal fp16 = E2M1 value * 2^-14)
+    r2 = ((w << 5) & M) | ((w << 15) & S)
+    r3 = ((w >> 3) & M) | ((w << 7) & S)
+    r = tl.reshape(tl.permute(tl.join(tl.join(r0, r1), tl.join(r2, r3)), [0, 3, 2, 1]), [w.shape[0], 4, 4])
+    h = tl.join((r & 0xFFFF).to(tl.int16), (r >> 16).to(tl.int16))  # [R, 4 slot, 4 word, 2 half]
+    return tl.reshape(h, [w.shape[0], 32]).to(tl.float16, bitcast=True)  # feature 8 slot + 2 word + half
 
 
+# Grouped MXFP4 GEMM, swapped: acc[BN, BM] = W[BN, K] @ x[BM, K]^T, so the 4-bit weights are the register
+# operand (decoded in place, no shared-memory round trip) and the few tokens of a tile are the MMA's N.
+# Weights come in 64 x 64 tiles that are contiguous 2 KB (+128 B of scales): each step streams whole tiles.
 @triton.jit
 def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr,
-                N, K, stride_xm, stride_we, stride_wk, stride_se, stride_sk, stride_be, stride_om, stride_tt,
+                N, K, stride_xm, stride_we, stride_wn, stride_se, stride_sn, stride_be, stride_om, stride_tt,
                 TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUPS: tl.constexpr, DT: tl.constexpr,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLITS: tl.constexpr, DT: tl.constexpr,
                 PREC: tl.constexpr):
-    pid_t, pid_n = tl.program_id(0), tl.program_id(1)
+    pid_t, pid_n, split = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     e = tl.load(table_ptr + pid_t)
     if e < 0:
         return
@@ -238,24 +248,28 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     rmask = rows < tl.load(table_ptr + 2 * stride_tt + pid_t)
     pair = tl.load(order_ptr + rows, mask=rmask, other=0).to(tl.int64)
     xrow = pair // TOPK if GATE_UP else rows.to(tl.int64)  # gate_up gathers tokens; down reads its rows
-    n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    nmask = n < N
-    w_ptrs = w_ptr + e.to(tl.int64) * stride_we + tl.arange(0, 16)[:, None] * stride_wk + n[None, :]
-    s_ptrs = s_ptr + e.to(tl.int64) * stride_se + n
-    x_ptrs = x_ptr + xrow[:, None] * stride_xm + tl.arange(0, 32)[None, :]
-    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
-    for g0 in range(0, K // 32, GROUPS):  # GROUPS scale groups of 32 features per step, unrolled
-        for j in tl.static_range(GROUPS):
-            g = g0 + j
-            gm = g < K // 32
-            wb = tl.load(w_ptrs + g * 16 * stride_wk, mask=nmask[None, :] & gm, other=0)  # [16, BN] uint8
-            x_even, x_odd = tl.split(tl.reshape(tl.load(x_ptrs + g * 32, mask=rmask[:, None] & gm, other=0.0),
-                                                [BLOCK_M, 16, 2]))  # low nibbles hold the even features
-            part = tl.dot(x_even.to(DT), _fp4(wb & 15).to(DT), input_precision=PREC)
-            part = tl.dot(x_odd.to(DT), _fp4(wb >> 4).to(DT), part, input_precision=PREC)
-            sc = tl.load(s_ptrs + g * stride_sk, mask=nmask & gm, other=0).to(tl.int32)
-            acc += part * ((sc + 14) << 23).to(tl.float32, bitcast=True)[None, :]  # E8M0 2^(s-127), x 2^14
-    acc += tl.load(bias_ptr + e * stride_be + n, mask=nmask, other=0.0).to(tl.float32)[None, :]
+    r = tl.arange(0, BLOCK_N)
+    n = pid_n * BLOCK_N + r
+    blk = e.to(tl.int64) * stride_we + (n // 64).to(tl.int64)[:, None] * stride_wn + (r % 64)[:, None] * 8
+    w_ptrs = w_ptr + blk + tl.arange(0, 8)[None, :]  # rows are padded to whole tiles at load
+    s_ptrs = s_ptr + e.to(tl.int64) * stride_se + (n // 64).to(tl.int64)[:, None] * stride_sn + \
+        (r % 64)[:, None] * 2 + tl.arange(0, 2)[None, :]
+    k = tl.arange(0, 64)
+    x_ptrs = x_ptr + xrow[None, :] * stride_xm + k[:, None]
+    per = tl.cdiv(tl.cdiv(K, 64), SPLITS)  # split-K (down only): each split writes its own output row
+    k0, k1 = split * per, tl.minimum(tl.cdiv(K, 64), split * per + per)
+    sc_next = tl.load(s_ptrs + k0 * 128, mask=k0 < k1, other=127).to(tl.int32)  # one tile ahead: 1-byte loads
+    # are not pipelined by Triton, so the scales are prefetched by hand
+    acc = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+    for kt in range(k0, k1):
+        sc = ((sc_next + 14) << 23).to(tl.float32, bitcast=True).to(tl.float16)  # [BN, 2] 2^(s-127) * 2^14
+        sc_next = tl.load(s_ptrs + (kt + 1) * 128, mask=kt + 1 < k1, other=127).to(tl.int32)
+        wf = tl.reshape(_fp4x8(tl.reshape(tl.load(w_ptrs + kt * 512), [BLOCK_N * 2, 4])), [BLOCK_N, 2, 32])
+        wf = tl.reshape(wf * sc[:, :, None], [BLOCK_N, 64])  # exact: 1 mantissa bit times a power of 2
+        xt = tl.load(x_ptrs + kt * 64, mask=rmask[None, :] & (kt * 64 + k < K)[:, None], other=0.0)  # [64, BM]
+        acc = tl.dot(wf.to(DT), xt.to(DT), acc, input_precision=PREC)
+    bias = tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1))
+    acc = tl.trans(acc + tl.where(split == 0, bias, 0.0)[:, None])  # [BM, BN]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
         gate = tl.minimum(gate, LIMIT)
@@ -264,10 +278,10 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
         c = pid_n * (BLOCK_N // 2) + tl.arange(0, BLOCK_N // 2)
         tl.store(out_ptr + rows[:, None].to(tl.int64) * stride_om + c[None, :], y.to(out_ptr.dtype.element_ty),
                  mask=rmask[:, None] & (c < N // 2)[None, :])
-    else:  # weight by the router and scatter back to the pair's own row: out.view(T, TOPK, H)
+    else:  # weight by the router, scatter to the pair's own row(s): out.view(T, TOPK * SPLITS, H)
         y = acc * tl.load(rw_ptr + pair, mask=rmask, other=0.0)[:, None]
-        tl.store(out_ptr + pair[:, None] * stride_om + n[None, :], y.to(out_ptr.dtype.element_ty),
-                 mask=rmask[:, None] & nmask[None, :])
+        tl.store(out_ptr + (pair * SPLITS + split)[:, None] * stride_om + n[None, :], y.to(out_ptr.dtype.element_ty),
+                 mask=rmask[:, None] & (n < N)[None, :])
 
 
 # ----------------------------------------------------------------------------------------------

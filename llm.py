@@ -311,6 +311,7 @@ class LLM:
                                    device=dev, dtype=self.dtype)
         k_ring, v_ring = ring(), ring()
         if num_pages is None and dev.type == "cuda":
+            torch.cuda.empty_cache()  # the load-time expert packing leaves freed blocks in torch's cache
             free, total = torch.cuda.mem_get_info(dev)
             budget = free - (1 - util) * total - (4 << 30)
             num_pages = int(budget // (2 * n_full * self.page * row * k_ring.element_size()))

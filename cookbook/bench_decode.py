@@ -17,6 +17,32 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def gemv_tb_s():
+    """Bandwidth of a large bf16 GEMV (lm_head-sized, 1.16 GB) in this process: the roofline's bytes/s."""
+    import torch
+    w = torch.randn(201088, 2880, device="cuda", dtype=torch.bfloat16)
+    x = torch.randn(2880, 1, device="cuda", dtype=torch.bfloat16)
+    ts = []
+    for _ in range(12):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); w @ x; b.record(); b.synchronize()
+        ts.append(a.elapsed_time(b) / 1e3)
+    return w.numel() * 2 / sorted(ts[2:])[len(ts[2:]) // 2] / 1e12
+
+
+def step_bytes(cfg, batch, ctx):
+    """Bytes one decode step must read: attention, router, lm_head weights (bf16), the experts routed to,
+    KV. Experts: the expected distinct count under uniform routing (what dummy weights give), E(1-(1-k/E)^B)."""
+    H, D, E, k = cfg.hidden_size, cfg.head_dim, cfg.num_local_experts, cfg.num_experts_per_tok
+    attn = H * D * (2 * cfg.num_attention_heads + 2 * cfg.num_key_value_heads) * 2 + E * H * 2
+    expert = (2 * cfg.intermediate_size * H + H * cfg.intermediate_size) * (0.5 + 1 / 32) \
+        + (2 * cfg.intermediate_size + H) * 4  # 4-bit codes + E8M0 scales + fp32 bias
+    distinct = E * (1 - (1 - k / E) ** batch)
+    kv_row = 2 * cfg.num_key_value_heads * D * 2  # K and V, bf16
+    kv = sum(min(ctx, 128) if t == "sliding_attention" else ctx for t in cfg.layer_types) * kv_row * batch
+    return cfg.num_hidden_layers * (attn + distinct * expert) + kv + cfg.vocab_size * H * 2
+
+
 def one_point(model, batch, tokens, prompt_len, tokenizer, max_slots):
     import torch
     from llm import LLM
@@ -34,9 +60,12 @@ def one_point(model, batch, tokens, prompt_len, tokenizer, max_slots):
     decode = max(o.metrics["decode_time"] for o in outs)
     eng.stop()
     assert all(len(o.token_ids) == tokens for o in outs)
-    return dict(model=model, batch=batch, tokens=tokens, tok_s=batch * (tokens - 1) / decode,
-                ttft_s=max(o.metrics["ttft"] for o in outs), startup_s=startup,
-                gpu=torch.cuda.get_device_name(), date=time.strftime("%Y-%m-%d"))
+    tok_s, bw = batch * (tokens - 1) / decode, gemv_tb_s()
+    nbytes = step_bytes(cfg, batch, prompt_len + tokens // 2)
+    return dict(model=model, batch=batch, tokens=tokens, tok_s=tok_s, ttft_s=max(o.metrics["ttft"] for o in outs),
+                startup_s=startup, step_gb=nbytes / 1e9, gemv_tb_s=bw, roofline_tok_s=batch * bw * 1e12 / nbytes,
+                roofline_frac=tok_s / (batch * bw * 1e12 / nbytes), gpu=torch.cuda.get_device_name(),
+                date=time.strftime("%Y-%m-%d"))
 
 
 def main():
@@ -73,8 +102,11 @@ def main():
                        ttft_s=statistics.median(r["ttft_s"] for r in runs),
                        startup_s=statistics.median(r["startup_s"] for r in runs),
                        runs=[round(r["tok_s"], 1) for r in runs], commit=commit)
+            med["roofline_frac"] = med["tok_s"] / med["roofline_tok_s"]
             print(f"{model:>5} b{batch:<4} {med['tok_s']:>9.1f} tok/s  runs {med['runs']}  "
-                  f"ttft {med['ttft_s']:.3f}s  startup {med['startup_s']:.1f}s", flush=True)
+                  f"ttft {med['ttft_s']:.3f}s  startup {med['startup_s']:.1f}s  step {med['step_gb']:.2f} GB  "
+                  f"GEMV {med['gemv_tb_s']:.2f} TB/s  roofline {med['roofline_tok_s']:.0f} tok/s "
+                  f"({100 * med['roofline_frac']:.0f}%)", flush=True)
             if a.out:
                 with open(a.out, "a") as f:
                     f.write(json.dumps(med) + "\n")

@@ -1,47 +1,119 @@
-"""Where one decode step's time goes: per-kernel GPU time (torch profiler, eager step) and the CUDA
-graph replay time, for dummy weights. python cookbook/profile_step.py --model 20b --batch 1 64"""
+"""Where one decode step's time goes (benchmark, not a test), dummy weights on the GPU:
+per kernel family, GPU time per step (torch profiler over eager steps), the bytes it must read (experts
+counted from the step's own routing), achieved GB/s and % of a bf16 GEMV measured in the same process;
+the CUDA-graph replay time, and the launch and host gaps (replay minus the kernels' sum).
+
+    python cookbook/profile_step.py --model 20b --batch 1 64 --out profile.json
+    python cookbook/plot_perf.py profile.json bench.jsonl   # docs/roofline.png, docs/decode_speed.png
+"""
 import argparse
 import json
 import sys
 import tempfile
-import time
+from collections import defaultdict
 from pathlib import Path
 
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "cookbook"))
+from bench_decode import gemv_tb_s  # noqa: E402
 from llm import LLM  # noqa: E402
+from model import ops  # noqa: E402
 from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--model", default="20b")
-ap.add_argument("--batch", nargs="+", type=int, default=[1, 64])
-ap.add_argument("--context", type=int, default=1000)
-ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
-a = ap.parse_args()
-cfg = gpt_oss_120b() if a.model == "120b" else GptOssConfig()
-d = Path(tempfile.mkdtemp())
-(d / "config.json").write_text(json.dumps(cfg.to_dict()))
-eng = LLM(str(d), load_format="dummy", tokenizer=a.tokenizer, max_slots=max(a.batch))
-for B in a.batch:
-    prompts = [list(range(100 + b, 100 + b + a.context)) for b in range(B)]
+FAMILIES = [("_moe_kernel", "MoE GEMMs (MXFP4)"), ("_attention_kernel", "attention"), ("_combine", "attention"),
+            ("_add_rmsnorm", "add + RMSNorm"), ("_rope_kv", "RoPE + KV append"), ("_topk", "routing"),
+            ("_tiles", "routing"), ("_sample", "sampling")]
+
+
+def family(name):
+    return next((f for key, f in FAMILIES if key in name), "cuBLAS GEMMs + torch ops")
+
+
+def family_bytes_flops(cfg, B, ctx, distinct):
+    """Bytes each family must read (weights once, KV, logits) and its FLOPs, for one step of B tokens."""
+    H, D, E, k, L = cfg.hidden_size, cfg.head_dim, cfg.num_local_experts, cfg.num_experts_per_tok, cfg.num_hidden_layers
+    nh, nkv, I, V = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.intermediate_size, cfg.vocab_size
+    dense = L * (H * D * (2 * nh + 2 * nkv) + E * H) + V * H  # qkv, o, router, lm_head weights
+    expert = 3 * I * H * (0.5 + 1 / 32) + 3 * I * 4  # 4-bit codes, E8M0 scales, fp32 biases
+    keys = sum(min(ctx, 128) if t == "sliding_attention" else ctx for t in cfg.layer_types)
+    return {"cuBLAS GEMMs + torch ops": (2 * dense, 2 * B * dense),
+            "MoE GEMMs (MXFP4)": (sum(distinct) * expert, 2 * B * k * L * 3 * I * H),
+            "attention": (keys * B * 2 * nkv * D * 2, 4 * B * nh * D * keys),
+            "add + RMSNorm": (2 * L * B * H * (6 + 4 * k), 0), "RoPE + KV append": (L * B * (nh + 2 * nkv) * D * 4, 0),
+            "routing": (L * B * E * 2, 0), "sampling": (B * V * 4, 0)}
+
+
+def profile_batch(eng, cfg, B, ctx, bw):
+    prompts = [list(range(100 + b, 100 + b + ctx)) for b in range(B)]
     eng.generate(prompts, max_tokens=4, ignore_eos=True).result()  # leaves B sequences' inputs in place
-    Bp = min(b for b in eng.graphs if b >= B)
+    Bp = min(b for b, s in eng.graphs if b >= B and not s)
+    tables, route = [], ops.moe_route
+
+    def recording(*args):  # one eager step with the routing recorded: the experts it really reads
+        out = route(*args)
+        tables.append(out[0])
+        return out
+    ops.moe_route = recording
+    eng._decode_body(Bp, False)
+    ops.moe_route = route
+    distinct = [int(t[0][t[0] >= 0].unique().numel()) for t in tables]
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
-            eng._decode_body(Bp)
+            eng._decode_body(Bp, False)
         torch.cuda.synchronize()
-    print(f"== {a.model} batch {B}: eager step, GPU time per kernel (3 steps) ==")
-    print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=18, max_name_column_width=60))
-    g = eng.graphs[Bp]
+    us = defaultdict(float)
+    for ev in prof.key_averages():
+        if ev.device_time_total > 0:
+            us[family(ev.key)] += ev.device_time_total / 3
+    g, start, end = eng.graphs[(Bp, False)], torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(3):
         g.replay()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
+    start.record()
     for _ in range(20):
         g.replay()
-    torch.cuda.synchronize()
-    ms = (time.perf_counter() - t0) / 20 * 1e3
-    print(f"graph replay: {ms:.3f} ms/step -> {B / ms * 1e3:.0f} tok/s without host work")
-eng.stop()
+    end.record()
+    end.synchronize()
+    step_us = start.elapsed_time(end) / 20 * 1e3
+    bf = family_bytes_flops(cfg, Bp, ctx, distinct)
+    rows = [dict(family=f, us=t, bytes=bf.get(f, (0, 0))[0], flops=bf.get(f, (0, 0))[1]) for f, t in us.items()]
+    rows.append(dict(family="launch and host gaps", us=max(step_us - sum(us.values()), 0.0), bytes=0, flops=0))
+    for r in rows:
+        r["gb_s"] = r["bytes"] / r["us"] / 1e3 if r["us"] else 0.0
+        r["pct_peak"] = 100 * r["gb_s"] / (bw * 1e3)
+    return dict(batch=B, padded_batch=Bp, context=ctx, graph_step_us=step_us, tok_s=B / step_us * 1e6, gemv_tb_s=bw,
+                experts_per_layer=sum(distinct) / len(distinct), rows=sorted(rows, key=lambda r: -r["us"]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="20b")
+    ap.add_argument("--batch", nargs="+", type=int, default=[1, 64])
+    ap.add_argument("--context", type=int, default=1000)
+    ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
+    ap.add_argument("--out", default="")
+    a = ap.parse_args()
+    cfg = gpt_oss_120b() if a.model == "120b" else GptOssConfig()
+    d = Path(tempfile.mkdtemp())
+    (d / "config.json").write_text(json.dumps(cfg.to_dict()))
+    eng = LLM(str(d), load_format="dummy", tokenizer=a.tokenizer, max_slots=max(a.batch))
+    bw, results = gemv_tb_s(), []
+    for B in a.batch:
+        r = dict(profile_batch(eng, cfg, B, a.context, bw), model=a.model, gpu=torch.cuda.get_device_name())
+        results.append(r)
+        print(f"== {a.model} batch {B} (graph {r['padded_batch']}), context {a.context}: graph replay "
+              f"{r['graph_step_us']:.0f} us/step = {r['tok_s']:.0f} tok/s; {r['experts_per_layer']:.1f} experts/layer; "
+              f"GEMV peak {bw:.2f} TB/s")
+        print(f"{'kernel family':28s} {'us/step':>8s} {'share':>6s} {'MB':>8s} {'GB/s':>7s} {'% peak':>7s}")
+        for row in r["rows"]:
+            print(f"{row['family']:28s} {row['us']:8.1f} {100 * row['us'] / r['graph_step_us']:5.1f}% "
+                  f"{row['bytes'] / 1e6:8.1f} {row['gb_s']:7.0f} {row['pct_peak']:6.0f}%")
+    eng.stop()
+    if a.out:
+        Path(a.out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -95,41 +95,45 @@ def moe_route(logits, top_k, block_m):
     return table, order, w
 
 
-def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, tiles=None):
-    E, K2, N = w.shape
-    assert s.shape == (E, K2 // 16, N) and w.dtype == torch.uint8 and s.dtype == torch.uint8
-    assert x.shape[1] == 2 * K2 and x.stride(1) == 1 and bias.shape == (E, N)
-    # (BLOCK_N, GROUPS, warps, stages) from cookbook/bench_moe.py on the H200 (20b, 2026-11-29): 96 us per
-    # layer at batch 1 (64 columns: 4 experts x 90 blocks fill the SMs), 408 us at batch 64
-    block_n, groups, warps, stages = tiles or ((64, 3, 4, 4) if block_m == 16 else (128, 3, 4, 3))
-    if x.device.type == "cpu" and tiles is None:  # the interpreter pays per program and per op: fewest
-        block_n, groups = 128, 1
-    grid = (table.shape[1], triton.cdiv(N, block_n))
-    K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, N, 2 * K2, x.stride(0), w.stride(0), w.stride(1),
+def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, n, tiles=None, splits=1):
+    E, NB, KT, _, _ = w.shape
+    assert w.shape[3:] == (64, 8) and w.dtype == torch.int32 and s.shape == (E, NB, KT, 64, 2)
+    assert s.dtype == torch.uint8 and w.is_contiguous() and s.is_contiguous() and NB * 64 >= n
+    assert x.shape[1] <= KT * 64 and x.stride(1) == 1 and bias.shape == (E, n)
+    # (BLOCK_N, warps, stages) from cookbook/bench_moe.py on the H200 (2026-11-29): (128, 4, 3) is the best or
+    # within 5% of it for 20b and 120b at 1-256 tokens; 128 rows = 2 tiles, one warpgroup's MMA height
+    block_n, warps, stages = tiles or (128, 4, 3)
+    assert splits == 1 or not gate_up, "split-K needs a linear epilogue"
+    grid = (table.shape[1], triton.cdiv(n, block_n), splits)
+    K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, n, x.shape[1], x.stride(0), w.stride(0), w.stride(1),
                       s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
                       TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
-                      GROUPS=groups, num_warps=warps, num_stages=stages,
+                      SPLITS=splits, num_warps=warps, num_stages=stages,
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
                       DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
                       PREC=_dot_precision(x.dtype))
 
 
 def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
-    """x: [T, H] normed activations; logits: [T, E] router output. w1/s1: gate_up blocks [E, H/2, 2I] and
-    scales [E, H/32, 2I] (uint8, K-major: reordered once at load); w2/s2 likewise [E, I/2, H], [E, I/32, H].
-    Returns [T, top_k, H] float32: each pair's router-weighted expert output, summed by add_rmsnorm."""
+    """x: [T, H] normed activations; logits: [T, E] router output. w1/s1, w2/s2: gate_up and down experts in
+    the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H].
+    Returns [T, R, H] float32 partials (R = top_k x down-projection K splits), summed by add_rmsnorm."""
     T, H = x.shape
-    I = w1.shape[2] // 2
-    assert logits.shape == (T, w1.shape[0]) and w2.shape[2] == H
+    I = b1.shape[1] // 2
+    assert logits.shape == (T, w1.shape[0]) and b2.shape[1] == H
     # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
     # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
     table, order, rw = moe_route(logits, top_k, block_m)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
-    out = torch.empty((T * top_k, H), device=x.device, dtype=torch.float32)  # [A, H] in pair order
-    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m)
-    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m)
-    return out.view(T, top_k, H)
+    # split the down projection's K while its tiles x 128-column blocks leave SMs idle (decode at small
+    # batch: 4 experts x 23 blocks = 92 programs for 132 SMs, so 5 splits); add_rmsnorm sums the partials
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else 2
+    splits = max(1, min(8, 4 * sms // (table.shape[1] * triton.cdiv(H, 128))))
+    out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
+    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I)
+    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, splits=splits)
+    return out.view(T, top_k * splits, H)
 
 
 def sampling_floor(logits, temperature, top_k, top_p, min_p, k_cap=1024):

@@ -2,8 +2,8 @@
 weights of the real shapes (load_format="dummy"), and the writer of tiny random checkpoints.
 
 Legend: L layers, H hidden, I intermediate, E experts, V vocab, NH/NKV heads, D head dim.
-Expert weights stay 4-bit: the only change at load is a transpose to K-major
-([E, N, K/32, 16] -> [E, K/2, N]) so the MoE kernel's weight tiles are contiguous along N.
+Expert weights stay 4-bit: the only change at load is the order of the codes (pack_experts), into
+contiguous 64 x 64 tiles that the MoE kernel decodes with a few word-wide bit operations.
 """
 import json
 from pathlib import Path
@@ -101,16 +101,38 @@ class SafetensorsReader:
         return t.to(device)
 
 
+# Where each E2M1 code of a 32-bit word goes: four pair slots, one per 2 features, each with (bit of the 3
+# exponent/mantissa bits, sign bit) in both 16-bit halves; the kernel shifts each slot to fp16 bits 9-11, 15.
+SLOTS = [(9, 15), (1, 7), (4, 0), (12, 8)]
+
+
+def pack_experts(blocks, scales):
+    """[E, N, K/32, 16] checkpoint blocks (byte j: code of feature 2j low, 2j+1 high) + [E, N, K/32] scales ->
+    words [E, N/64, KT, 64, 8] int32 and scales [E, N/64, KT, 64, 2] uint8, KT = ceil(K/64): every 64 x 64
+    tile of the weight is 2 KB in a row, and within a 32-feature group word w's slot i, half h holds feature
+    8i + 2w + h. Only the order of the 4-bit codes changes; rows and an odd last group are padded with zeros."""
+    E, N, G, _ = blocks.shape
+    if scales.max() > 128:  # the kernel multiplies in fp16: 6 * 2^(s-127) must stay below 65504 * 2^-14
+        raise ValueError(f"expert scale 2^{int(scales.max()) - 127} > 2: the fp16 MXFP4 path cannot hold it")
+    pn, pg = -N % 64, G % 2
+    blocks = torch.nn.functional.pad(blocks, (0, 0, 0, pg, 0, pn))
+    scales = torch.nn.functional.pad(scales, (0, pg, 0, pn), value=127)
+    nib = torch.stack([blocks & 15, blocks >> 4], -1).flatten(-2)  # [E, N, G, 32] codes in feature order
+    words = torch.zeros(*blocks.shape[:-1], 4, dtype=torch.int32, device=blocks.device)  # [E, N, G, 4]
+    w = torch.arange(4, device=blocks.device)
+    for i, (m0, s0) in enumerate(SLOTS):
+        for h in range(2):
+            code = nib[..., 8 * i + 2 * w + h].to(torch.int32)  # [E, N, G, 4]
+            words |= ((code & 7) << (m0 + 16 * h)) | ((code >> 3) << (s0 + 16 * h))
+    n, kt = blocks.shape[1] // 64, blocks.shape[2] // 2
+    return (words.view(E, n, 64, kt, 8).transpose(2, 3).contiguous(),  # [E, N/64, KT, 64, 8]
+            scales.view(E, n, 64, kt, 2).transpose(2, 3).contiguous())
+
+
 def prepare_layer(t: dict, dtype):
     """HF tensors of one layer (short names) -> the engine's layout. Returns a dict of device tensors."""
-    E = t["mlp.router.weight"].shape[0]
-
-    def kmajor(blocks, scales):  # [E, N, K/32, 16] -> [E, K/2, N]; [E, N, K/32] -> [E, K/32, N]
-        n = blocks.shape[1]
-        return (blocks.reshape(E, n, -1).transpose(1, 2).contiguous(), scales.transpose(1, 2).contiguous())
-
-    w1, s1 = kmajor(t["mlp.experts.gate_up_proj_blocks"], t["mlp.experts.gate_up_proj_scales"])
-    w2, s2 = kmajor(t["mlp.experts.down_proj_blocks"], t["mlp.experts.down_proj_scales"])
+    w1, s1 = pack_experts(t["mlp.experts.gate_up_proj_blocks"], t["mlp.experts.gate_up_proj_scales"])
+    w2, s2 = pack_experts(t["mlp.experts.down_proj_blocks"], t["mlp.experts.down_proj_scales"])
     cat = lambda kind: torch.cat([t[f"self_attn.{p}_proj.{kind}"] for p in "qkv"]).to(dtype)
     return dict(ln1=t["input_layernorm.weight"].to(dtype), wqkv=cat("weight"), bqkv=cat("bias"),
                 sinks=t["self_attn.sinks"].float(), wo=t["self_attn.o_proj.weight"].to(dtype),

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from model import ops as K
+from model.weights import pack_experts
 import reference as R
 
 CUDA = torch.cuda.is_available()
@@ -141,10 +142,7 @@ def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False):
     if swap_nibbles:
         blocks1 = (blocks1 << 4) | (blocks1 >> 4)
 
-    def kmajor(b, s):  # the load-time reorder of model/weights.py
-        return b.reshape(E, b.shape[1], -1).transpose(1, 2).contiguous(), s.transpose(1, 2).contiguous()
-
-    (w1, s1), (w2, s2) = kmajor(blocks1, scales1), kmajor(blocks2, scales2)
+    (w1, s1), (w2, s2) = pack_experts(blocks1, scales1), pack_experts(blocks2, scales2)  # the load-time order
     y = K.moe(x.to(dtype), x @ rw.T + rb, w1, s1, b1, w2, s2, b2, topk, 7.0)
     return y.sum(1), ref
 

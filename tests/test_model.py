@@ -8,7 +8,7 @@ from safetensors.torch import save_file
 from helpers import load_checkpoint_tensors
 from model.config import GptOssConfig, tiny_config
 from model.gpt_oss import GptOss, KVCache, StepInputs
-from model.weights import SafetensorsReader, load_weights, tensor_shapes
+from model.weights import SLOTS, SafetensorsReader, load_weights, tensor_shapes
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -58,10 +58,16 @@ def test_experts_stay_4bit(tiny_dir):
     cfg = GptOssConfig.from_file(tiny_dir / "config.json")
     _, layers = load_weights(tiny_dir, cfg, "cpu", torch.bfloat16)
     E, H, I = cfg.num_local_experts, cfg.hidden_size, cfg.intermediate_size
-    assert layers[0]["w1"].dtype == torch.uint8 and layers[0]["w1"].shape == (E, H // 2, 2 * I)
-    assert layers[0]["w2"].dtype == torch.uint8 and layers[0]["w2"].shape == (E, I // 2, H)
+    w1, w2 = layers[0]["w1"], layers[0]["w2"]  # [E, N/64, ceil(K/64), 64, 8] int32: 8 codes a word
+    assert w1.dtype == torch.int32 and w1.shape == (E, 2 * I // 64, -(-H // 64), 64, 8)
+    assert w1.numel() * 4 == E * 2 * I * H // 2  # 4 bits a weight (w2's odd last group is zero-padded)
     raw = load_checkpoint_tensors(tiny_dir)["model.layers.0.mlp.experts.down_proj_blocks"]  # [E, H, I/32, 16]
-    assert torch.equal(layers[0]["w2"][1, 5, 7], raw[1, 7, 0, 5])  # a reorder, not a conversion
+    codes = torch.stack([raw & 15, raw >> 4], -1).flatten(-2).long()  # [E, H, I/32, 32] in feature order
+    for e, n, g in [(1, 5, 0), (3, 70, 2), (E - 1, H - 1, I // 32 - 1)]:  # a reorder, not a conversion
+        words = w2[e, n // 64, g // 2, n % 64, (g % 2) * 4:(g % 2) * 4 + 4].long() & 0xFFFFFFFF
+        got = [((words[(f // 2) % 4] >> (SLOTS[f // 8][0] + 16 * (f % 2))) & 7)
+               | (((words[(f // 2) % 4] >> (SLOTS[f // 8][1] + 16 * (f % 2))) & 1) << 3) for f in range(32)]
+        assert torch.equal(torch.stack(got), codes[e, n, g])
 
 
 def all_logits(model: GptOss, ids, page=16):
