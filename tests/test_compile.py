@@ -29,7 +29,7 @@ CASES = {
                                                 R=4, HAS_DELTA=True, BLOCK_N=4096)),
     "rope_kv": (K._rope_kv_kernel, *sig("qkv_ptr:*bf16 pos_ptr:*i32 cs_ptr:*fp32 kc_ptr:*bf16 vc_ptr:*bf16 "
                                         "slot_ptr:*i32 T:i32 stride_qt:i32 stride_cp:i32 stride_cr:i32",
-                                        NH=64, NKV=8, D=64, HEADS=128, BLOCK_T=4, ROTATE=True, WRITE=True)),
+                                        NH=64, NKV=8, D=64, HEADS=128, BLOCK_T=1, ROTATE=True, WRITE=True)),
     "combine": (K._combine_kernel, *sig("part_ptr:*fp32 ml_ptr:*fp32 sink_ptr:*fp32 out_ptr:*bf16 stride_ps:i32",
                                         NH=64, D=64, SPLITS=16)),
     "topk": (K._topk_kernel, *sig("logit_ptr:*bf16 ids_ptr:*i32 w_ptr:*fp32 T:i32 E:i32 stride_lt:i32",
@@ -37,7 +37,7 @@ CASES = {
     "sample": (K._sample_kernel, *sig("logit_ptr:*fp32 out_ptr:*i64 temp_ptr:*fp32 floor_ptr:*fp32 seed_ptr:*i64 "
                                       "step_ptr:*i64 V:i32 stride_lb:i32", BLOCK_V=4096)),
     "tiles": (K._tiles_kernel, *sig("ids_ptr:*i32 order_ptr:*i32 table_ptr:*i32 A:i32 n_tiles:i32 stride_tt:i32",
-                                    EP=128, BLOCK_M=64, BLOCK=128)),
+                                    EP=128, BLOCK_M=64, BLOCK=16)),
 }
 ATTN = "qkv_ptr:*bf16 kc_ptr:*bf16 vc_ptr:*bf16 bt_ptr:*i32 cu_ptr:*i32 start_ptr:*i32 sink_ptr:*fp32 " \
        "out_ptr:*bf16 ml_ptr:*fp32 stride_qt:i32 stride_cr:i32 stride_bb:i32 stride_bp:i32 stride_os:i32 " \
