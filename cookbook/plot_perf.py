@@ -20,9 +20,9 @@ OTHERS = {("20b", 1): {"vLLM 0.26 (H200)": 334, "SimpleLLM (H100)": 381},  # sha
 
 
 def roofline(profiles):
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.5), gridspec_kw=dict(width_ratios=[1.1, 1]))
     bw = max(p["gemv_tb_s"] for p in profiles)
-    xs = [10 ** (i / 10) for i in range(-30, 41)]
+    xs = [10 ** (i / 10) for i in range(-10, 31)]
     ax.plot(xs, [min(x * bw, MMA_TFLOPS) for x in xs], "k-", lw=1, label=f"roof: {bw:.2f} TB/s GEMV, {MMA_TFLOPS} TFLOP/s")
     for p, marker in zip(profiles, "os^D"):
         for r in p["rows"]:
@@ -32,10 +32,18 @@ def roofline(profiles):
                 ax.annotate(f"{r['family'].split(' ')[0]} b{p['batch']}", (ai, tf), fontsize=7, xytext=(4, 2),
                             textcoords="offset points")
     ax.set(xscale="log", yscale="log", xlabel="FLOPs per byte read", ylabel="achieved TFLOP/s",
-           title=f"gpt-oss-{profiles[0]['model']} decode step, per kernel family ({profiles[0]['gpu']})")
+           title=f"gpt-oss-{profiles[0]['model']} decode step ({profiles[0]['gpu']})")
     ax.legend(fontsize=8)
+    fams = [r["family"] for r in profiles[0]["rows"] if r["bytes"]]  # every family, bandwidth view
+    for i, p in enumerate(profiles):
+        pct = {r["family"]: r["pct_peak"] for r in p["rows"]}
+        bx.barh([j + 0.4 * i for j in range(len(fams))], [pct.get(f, 0) for f in fams], 0.4,
+                label=f"batch {p['batch']}: {p['graph_step_us'] / 1e3:.2f} ms/step")
+    bx.set(yticks=[j + 0.2 for j in range(len(fams))], yticklabels=fams, xlim=(0, 100),
+           xlabel="bytes it must read / its time, % of the measured GEMV bandwidth")
+    bx.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(DOCS / "roofline.png", dpi=120)
+    fig.savefig(DOCS / "roofline.png", dpi=110)
 
 
 def speed(points):

@@ -1,0 +1,88 @@
+"""Instructions per weight byte of the MoE kernel's main loop, from the SASS, without a GPU: Triton's wheel
+carries ptxas and nvdisasm. Counts by pipe (ALU: logic, shifts, byte permutes; FMA: IMAD, FFMA, HMUL2; MEM:
+loads and stores). At ~4.8 ALU ops per byte an H200 SM can keep up with 3.5 TB/s. A tool, not a test.
+
+    python cookbook/sass_count.py                # every kernel: instructions, spills
+    python cookbook/sass_count.py --moe 16 128 4 3   # BLOCK_M BLOCK_N warps stages: the loop, per byte
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.pop("TRITON_INTERPRET", None)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+
+import test_compile as TC  # noqa: E402  (the kernels' signatures at the 20b shapes)
+
+PIPES = dict(ALU="LOP3 SHF PRMT IADD3 ISETP SEL LEA SGXT VIMNMX F2FP VIADD FSEL FSETP PLOP3 IMNMX".split(),
+             FMA="IMAD FFMA FMUL FADD HMUL2 HFMA2 HADD2 IMUL".split(), MEM="LDS STS LDG LDSM STG LDGSTS".split())
+
+
+def sass(fn, signature, consts, warps, stages):
+    sig = {k: v for k, v in signature.items() if v != "constexpr"}
+    attrs = {(i,): [["tt.divisibility", 16]] for i, (k, v) in enumerate(signature.items())
+             if v.startswith("*") or k.startswith("stride") or k in ("N", "K")}  # as a real launch specializes
+    k = triton.compile(triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts, attrs=attrs),
+                       target=GPUTarget("cuda", 90, 32), options=dict(num_warps=warps, num_stages=stages))
+    path = Path(tempfile.mkdtemp()) / "k.cubin"
+    path.write_bytes(k.asm["cubin"])
+    nvdisasm = Path(triton.__file__).parent / "backends/nvidia/bin/nvdisasm"
+    return subprocess.run([str(nvdisasm), "-c", str(path)], capture_output=True, text=True).stdout, sig
+
+
+def instructions(text):
+    """[(label or None, opcode)] in program order."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\.L_x_\d+):", line)
+        if m:
+            out.append((m.group(1), None))
+            continue
+        m = re.search(r"/\*[0-9a-f]{4,6}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)[^;]*;", line)
+        if m:
+            out.append((line.split("BRA")[-1].strip(" `();") if "BRA" in line else None, m.group(1)))
+    return out
+
+
+def main_loop(ins):
+    """Opcode counts of the longest backward-branch loop."""
+    at, ops, best = {}, [], collections.Counter()
+    for lab, op in ins:
+        if op is None:
+            at[lab] = len(ops)
+        else:
+            ops.append((lab, op))
+    for i, (target, op) in enumerate(ops):
+        if op == "BRA" and at.get(target, i + 1) <= i and i + 1 - at[target] > sum(best.values()):
+            best = collections.Counter(o for _, o in ops[at[target]:i + 1])
+    return best
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--moe", nargs=4, type=int, metavar=("BLOCK_M", "BLOCK_N", "WARPS", "STAGES"))
+    a = ap.parse_args()
+    if a.moe:
+        bm, bn, warps, stages = a.moe
+        fn, signature, consts = TC.CASES["moe_True_16"]
+        text, _ = sass(fn, signature, dict(consts, BLOCK_M=bm, BLOCK_N=bn), warps, stages)
+        loop = main_loop(instructions(text))
+        nbytes = bn * 64 // 2 + bn * 2  # one 64-feature step: codes + scales
+        per = lambda names: sum(loop[o] for o in names) * warps * 32 / nbytes
+        print(f"gate_up BLOCK_M {bm} BLOCK_N {bn}, {warps} warps, {stages} stages: {sum(loop.values())} instructions "
+              f"per step = {sum(loop.values()) * warps * 32 / nbytes:.2f} per byte; "
+              + ", ".join(f"{p} {per(o):.2f}" for p, o in PIPES.items()))
+        print("  ", loop.most_common(12))
+    else:
+        for name, (fn, signature, consts) in TC.CASES.items():
+            text, _ = sass(fn, signature, consts, 4, 3 if name.startswith("moe") else 1)
+            ops = collections.Counter(op for _, op in instructions(text) if op)
+            print(f"{name:14s} {sum(ops.values()):6d} instructions, {ops['STL']} spill stores, {ops['LDL']} loads")
