@@ -262,14 +262,15 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     # are not pipelined by Triton, so the scales are prefetched by hand
     acc = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     for kt in range(k0, k1):
-        sc = ((sc_next + 14) << 23).to(tl.float32, bitcast=True).to(tl.float16)  # [BN, 2] 2^(s-127) * 2^14
+        sc = ((sc_next + 14) << 23).to(tl.float32, bitcast=True).to(tl.float16)  # [BN, 2] 2^(s-B-127) * 2^14
         sc_next = tl.load(s_ptrs + (kt + 1) * 128, mask=kt + 1 < k1, other=127).to(tl.int32)
         wf = tl.reshape(_fp4x8(tl.reshape(tl.load(w_ptrs + kt * 512), [BLOCK_N * 2, 4])), [BLOCK_N, 2, 32])
         wf = tl.reshape(wf * sc[:, :, None], [BLOCK_N, 64])  # exact: 1 mantissa bit times a power of 2
         xt = tl.load(x_ptrs + kt * 64, mask=rmask[None, :] & (kt * 64 + k < K)[:, None], other=0.0)  # [64, BM]
         acc = tl.dot(wf.to(DT), xt.to(DT), acc, input_precision=PREC)
-    bias = tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1))
-    acc = tl.trans(acc + tl.where(split == 0, bias, 0.0)[:, None])  # [BM, BN]
+    row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's 2^B
+    bias = tl.where(split == 0, tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1)), 0.0)
+    acc = tl.trans(acc * ((row_exp + 127) << 23).to(tl.float32, bitcast=True)[:, None] + bias[:, None])  # [BM, BN]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
         gate = tl.minimum(gate, LIMIT)

@@ -99,7 +99,7 @@ def moe_route(logits, top_k, block_m):
 
 def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, n, tiles=None, splits=1):
     E, NB, KT, _, _ = w.shape
-    assert w.shape[3:] == (64, 8) and w.dtype == torch.int32 and s.shape == (E, NB, KT, 64, 2)
+    assert w.shape[3:] == (64, 8) and w.dtype == torch.int32 and s.shape == (E, NB, KT + 1, 64, 2)
     assert s.dtype == torch.uint8 and w.is_contiguous() and s.is_contiguous() and NB * 64 >= n
     assert x.shape[1] <= KT * 64 and x.stride(1) == 1 and bias.shape == (E, n)
     # (BLOCK_N, warps, stages) from cookbook/bench_moe.py on the H200 (2026-11-29): (128, 4, 3) is the best or

@@ -108,25 +108,29 @@ SLOTS = [(9, 15), (1, 7), (4, 0), (12, 8)]
 
 def pack_experts(blocks, scales):
     """[E, N, K/32, 16] checkpoint blocks (byte j: code of feature 2j low, 2j+1 high) + [E, N, K/32] scales ->
-    words [E, N/64, KT, 64, 8] int32 and scales [E, N/64, KT, 64, 2] uint8, KT = ceil(K/64): every 64 x 64
+    words [E, N/64, KT, 64, 8] int32 and scales [E, N/64, KT + 1, 64, 2] uint8, KT = ceil(K/64): every 64 x 64
     tile of the weight is 2 KB in a row, and within a 32-feature group word w's slot i, half h holds feature
-    8i + 2w + h. Only the order of the 4-bit codes changes; rows and an odd last group are padded with zeros."""
+    8i + 2w + h. Only the order of the 4-bit codes changes; rows and an odd last group are padded with zeros.
+    The kernel multiplies codes by scales in fp16, which holds 2^(s-127) up to 2^1: each row's excess over
+    that, B = max(0, max_g s - 128), is taken out of its scales and kept in the extra tile KT ([..., 0]) for
+    the fp32 epilogue (gpt-oss-120b's down projections have scales far above 2^1)."""
     E, N, G, _ = blocks.shape
-    if scales.max() > 128:  # the kernel multiplies in fp16: 6 * 2^(s-127) must stay below 65504 * 2^-14
-        raise ValueError(f"expert scale 2^{int(scales.max()) - 127} > 2: the fp16 MXFP4 path cannot hold it")
     pn, pg = -N % 64, G % 2
     blocks = torch.nn.functional.pad(blocks, (0, 0, 0, pg, 0, pn))
-    scales = torch.nn.functional.pad(scales, (0, pg, 0, pn), value=127)
-    nib = torch.stack([blocks & 15, blocks >> 4], -1).flatten(-2)  # [E, N, G, 32] codes in feature order
-    words = torch.zeros(*blocks.shape[:-1], 4, dtype=torch.int32, device=blocks.device)  # [E, N, G, 4]
+    s = torch.nn.functional.pad(scales, (0, pg, 0, pn), value=127).to(torch.int32)  # [E, N', G']
+    excess = (s.amax(-1, keepdim=True) - 128).clamp(min=0)  # [E, N', 1]
+    s = (s - excess).clamp(min=0)  # s < B: a group > 128 binades below its row's largest, 0 in fp16 anyway
+    nib = torch.stack([blocks & 15, blocks >> 4], -1).flatten(-2)  # [E, N', G', 32] codes in feature order
+    words = torch.zeros(*blocks.shape[:-1], 4, dtype=torch.int32, device=blocks.device)  # [E, N', G', 4]
     w = torch.arange(4, device=blocks.device)
     for i, (m0, s0) in enumerate(SLOTS):
         for h in range(2):
-            code = nib[..., 8 * i + 2 * w + h].to(torch.int32)  # [E, N, G, 4]
+            code = nib[..., 8 * i + 2 * w + h].to(torch.int32)  # [E, N', G', 4]
             words |= ((code & 7) << (m0 + 16 * h)) | ((code >> 3) << (s0 + 16 * h))
     n, kt = blocks.shape[1] // 64, blocks.shape[2] // 2
+    s = torch.cat([s, excess, torch.zeros_like(excess)], -1).to(torch.uint8)  # [E, N', G' + 2]
     return (words.view(E, n, 64, kt, 8).transpose(2, 3).contiguous(),  # [E, N/64, KT, 64, 8]
-            scales.view(E, n, 64, kt, 2).transpose(2, 3).contiguous())
+            s.view(E, n, 64, kt + 1, 2).transpose(2, 3).contiguous())  # [E, N/64, KT + 1, 64, 2]
 
 
 def prepare_layer(t: dict, dtype):
