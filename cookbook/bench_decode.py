@@ -3,6 +3,7 @@ tok/s = sequences x (N - 1) / (last token time - first token time); each point i
 median of --runs. Dummy weights of the real shapes (no download needed).
 
     python cookbook/bench_decode.py --model 20b --batch 1 64 --tokens 1000 --runs 3 --out bench.jsonl
+    python cookbook/bench_decode.py --model 20b --batch 1 64 --hf 100   # and HF transformers side by side
 """
 import argparse
 import json
@@ -68,6 +69,38 @@ def one_point(model, batch, tokens, prompt_len, tokenizer, max_slots):
                 date=time.strftime("%Y-%m-%d"))
 
 
+def hf_point(model, batch, tokens, prompt_len):
+    """HF transformers' GptOss at the same point: bf16 random weights (its experts dense bf16: 20b only fits),
+    greedy, every sequence exactly `tokens` long; decode time = generate(tokens) - generate(1)."""
+    import torch
+    from transformers import GptOssConfig as HFConfig, GptOssForCausalLM
+    from model.config import GptOssConfig, tiny_config
+    cfg = {"20b": GptOssConfig, "tiny": tiny_config}[model]().to_dict()
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    dtype = torch.bfloat16 if dev == "cuda" else torch.float32
+    with torch.device(dev):
+        hf = GptOssForCausalLM._from_config(HFConfig(**cfg), torch_dtype=dtype).eval()
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, 199_000, (batch, prompt_len), generator=gen).to(dev)
+
+    def run(n):
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        out = hf.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, min_new_tokens=n,
+                          do_sample=False, pad_token_id=0)
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        assert out.shape[1] == prompt_len + n
+        return time.perf_counter() - t0
+    run(4)  # warm-up
+    first = min(run(1) for _ in range(2))
+    decode = run(tokens) - first
+    return dict(model=model, batch=batch, tokens=tokens, engine="hf-transformers", tok_s=batch * (tokens - 1) / decode,
+                ttft_s=first, gpu=torch.cuda.get_device_name() if dev == "cuda" else "cpu",
+                date=time.strftime("%Y-%m-%d"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", nargs="+", default=["20b"])
@@ -79,10 +112,15 @@ def main():
     ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
     ap.add_argument("--out", default="")
     ap.add_argument("--commit", default="", help="recorded when git is not there (the GPU machine)")
+    ap.add_argument("--hf", type=int, default=0, help="also run HF transformers' GptOss for this many tokens")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--hf-one", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
         print(json.dumps(one_point(a.model[0], a.batch[0], a.tokens, a.prompt_len, a.tokenizer, a.max_slots)))
+        return
+    if a.hf_one:
+        print(json.dumps(hf_point(a.model[0], a.batch[0], a.tokens, a.prompt_len)))
         return
     commit = a.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                         text=True).stdout.strip()
@@ -107,6 +145,16 @@ def main():
                   f"ttft {med['ttft_s']:.3f}s  startup {med['startup_s']:.1f}s  step {med['step_gb']:.2f} GB  "
                   f"GEMV {med['gemv_tb_s']:.2f} TB/s  roofline {med['roofline_tok_s']:.0f} tok/s "
                   f"({100 * med['roofline_frac']:.0f}%)", flush=True)
+            if a.hf:  # the side by side: one run (HF is ~20x slower), fewer tokens
+                cmd = [sys.executable, __file__, "--hf-one", "--model", model, "--batch", str(batch), "--tokens",
+                       str(a.hf), "--prompt-len", str(a.prompt_len)]
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode:
+                    print(p.stderr[-3000:], file=sys.stderr)
+                else:
+                    med["hf"] = json.loads(p.stdout.strip().splitlines()[-1])
+                    print(f"      HF transformers {med['hf']['tok_s']:.1f} tok/s ({a.hf} tokens): "
+                          f"this engine is {med['tok_s'] / med['hf']['tok_s']:.1f}x", flush=True)
             if a.out:
                 with open(a.out, "a") as f:
                     f.write(json.dumps(med) + "\n")
