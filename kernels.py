@@ -226,7 +226,8 @@ def _fp4x8(w):  # [R, 4] int32 words, 8 E2M1 codes each (layout: model/weights.p
     r1 = (w << 8) & (M | S)  # per 2 codes instead of 7 per code (subnormal fp16 = E2M1 value * 2^-14)
     r2 = ((w << 5) & M) | ((w << 15) & S)
     r3 = ((w >> 3) & M) | ((w << 7) & S)
-    r = tl.reshape(tl.permute(tl.join(tl.join(r0, r1), tl.join(r2, r3)), [0, 3, 2, 1]), [w.shape[0], 4, 4])
+    r = tl.join(tl.join(r0, r1), tl.join(r2, r3))  # [R, 4 word, 2, 2]: slot 2b + a at [.., a, b]
+    r = tl.reshape(tl.permute(r, [0, 3, 2, 1]), [w.shape[0], 4, 4])  # [R, 4 slot, 4 word]
     h = tl.join((r & 0xFFFF).to(tl.int16), (r >> 16).to(tl.int16))  # [R, 4 slot, 4 word, 2 half]
     return tl.reshape(h, [w.shape[0], 32]).to(tl.float16, bitcast=True)  # feature 8 slot + 2 word + half
 
@@ -258,14 +259,14 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     x_ptrs = x_ptr + xrow[None, :] * stride_xm + k[:, None]
     per = tl.cdiv(tl.cdiv(K, 64), SPLITS)  # split-K (down only): each split writes its own output row
     k0, k1 = split * per, tl.minimum(tl.cdiv(K, 64), split * per + per)
-    sc_next = tl.load(s_ptrs + k0 * 128, mask=k0 < k1, other=127).to(tl.int32)  # one tile ahead: 1-byte loads
-    # are not pipelined by Triton, so the scales are prefetched by hand
+    # Triton pipelines no 1-byte loads, so the scales are prefetched one tile ahead by hand
+    sc_next = tl.load(s_ptrs + k0 * 128, mask=k0 < k1, other=127).to(tl.int32)  # [BN, 2]
     acc = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     for kt in range(k0, k1):
         sc = ((sc_next + 14) << 23).to(tl.float32, bitcast=True).to(tl.float16)  # [BN, 2] 2^(s-B-127) * 2^14
         sc_next = tl.load(s_ptrs + (kt + 1) * 128, mask=kt + 1 < k1, other=127).to(tl.int32)
-        wf = tl.reshape(_fp4x8(tl.reshape(tl.load(w_ptrs + kt * 512), [BLOCK_N * 2, 4])), [BLOCK_N, 2, 32])
-        wf = tl.reshape(wf * sc[:, :, None], [BLOCK_N, 64])  # exact: 1 mantissa bit times a power of 2
+        wf = _fp4x8(tl.reshape(tl.load(w_ptrs + kt * 512), [BLOCK_N * 2, 4]))  # [BN * 2 groups, 32]
+        wf = tl.reshape(tl.reshape(wf, [BLOCK_N, 2, 32]) * sc[:, :, None], [BLOCK_N, 64])  # exact: 1 bit x 2^k
         xt = tl.load(x_ptrs + kt * 64, mask=rmask[None, :] & (kt * 64 + k < K)[:, None], other=0.0)  # [64, BM]
         acc = tl.dot(wf.to(DT), xt.to(DT), acc, input_precision=PREC)
     row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's 2^B
