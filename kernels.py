@@ -251,10 +251,9 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     xrow = pair // TOPK if GATE_UP else rows.to(tl.int64)  # gate_up gathers tokens; down reads its rows
     r = tl.arange(0, BLOCK_N)
     n = pid_n * BLOCK_N + r
-    blk = e.to(tl.int64) * stride_we + (n // 64).to(tl.int64)[:, None] * stride_wn + (r % 64)[:, None] * 8
-    w_ptrs = w_ptr + blk + tl.arange(0, 8)[None, :]  # rows are padded to whole tiles at load
-    s_ptrs = s_ptr + e.to(tl.int64) * stride_se + (n // 64).to(tl.int64)[:, None] * stride_sn + \
-        (r % 64)[:, None] * 2 + tl.arange(0, 2)[None, :]
+    tile = tl.minimum(n // 64, tl.cdiv(N, 64) - 1).to(tl.int64)[:, None]  # rows past N re-read the last tile
+    w_ptrs = w_ptr + e.to(tl.int64) * stride_we + tile * stride_wn + (r % 64)[:, None] * 8 + tl.arange(0, 8)[None, :]
+    s_ptrs = s_ptr + e.to(tl.int64) * stride_se + tile * stride_sn + (r % 64)[:, None] * 2 + tl.arange(0, 2)[None, :]
     k = tl.arange(0, 64)
     x_ptrs = x_ptr + xrow[None, :] * stride_xm + k[:, None]
     per = tl.cdiv(tl.cdiv(K, 64), SPLITS)  # split-K (down only): each split writes its own output row
