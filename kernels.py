@@ -268,9 +268,9 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
         wf = tl.reshape(tl.reshape(wf, [BLOCK_N, 2, 32]) * sc[:, :, None], [BLOCK_N, 64])  # exact: 1 bit x 2^k
         xt = tl.load(x_ptrs + kt * 64, mask=rmask[None, :] & (kt * 64 + k < K)[:, None], other=0.0)  # [64, BM]
         acc = tl.dot(wf.to(DT), xt.to(DT), acc, input_precision=PREC)
-    row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's 2^B
+    row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's B + 127
     bias = tl.where(split == 0, tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1)), 0.0)
-    acc = tl.trans(acc * ((row_exp + 127) << 23).to(tl.float32, bitcast=True)[:, None] + bias[:, None])  # [BM, BN]
+    acc = tl.trans(acc * (row_exp << 23).to(tl.float32, bitcast=True)[:, None] + bias[:, None])  # [BM, BN]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
         gate = tl.minimum(gate, LIMIT)

@@ -48,7 +48,7 @@ def one_point(model, batch, tokens, prompt_len, tokenizer, max_slots):
     import torch
     from llm import LLM
     from model.config import GptOssConfig, gpt_oss_120b
-    cfg = gpt_oss_120b() if model == "120b" else GptOssConfig()
+    cfg = {"20b": GptOssConfig, "120b": gpt_oss_120b}[model]()  # "tiny" is for the --hf check only
     d = Path(tempfile.mkdtemp())
     (d / "config.json").write_text(json.dumps(cfg.to_dict()))
     t0 = time.perf_counter()
@@ -103,7 +103,7 @@ def hf_point(model, batch, tokens, prompt_len):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", nargs="+", default=["20b"])
+    ap.add_argument("--model", nargs="+", default=["20b"], choices=["20b", "120b", "tiny"])
     ap.add_argument("--batch", nargs="+", type=int, default=[1, 64])
     ap.add_argument("--tokens", type=int, default=1000)
     ap.add_argument("--prompt-len", type=int, default=128)

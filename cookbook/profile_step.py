@@ -32,7 +32,7 @@ def family(name):
     return next((f for key, f in FAMILIES if key in name), "cuBLAS GEMMs + torch ops")
 
 
-def family_bytes_flops(cfg, B, ctx, distinct):
+def family_bytes_flops(cfg, B, ctx, distinct, splits):
     """Bytes each family must read (weights once, KV, logits) and its FLOPs, for one step of B tokens."""
     H, D, E, k, L = cfg.hidden_size, cfg.head_dim, cfg.num_local_experts, cfg.num_experts_per_tok, cfg.num_hidden_layers
     nh, nkv, I, V = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.intermediate_size, cfg.vocab_size
@@ -42,7 +42,8 @@ def family_bytes_flops(cfg, B, ctx, distinct):
     return {"cuBLAS GEMMs + torch ops": (2 * dense, 2 * B * dense),
             "MoE GEMMs (MXFP4)": (sum(distinct) * expert, 2 * B * k * L * 3 * I * H),
             "attention": (keys * B * 2 * nkv * D * 2, 4 * B * nh * D * keys),
-            "add + RMSNorm": (2 * L * B * H * (6 + 4 * k), 0), "RoPE + KV append": (L * B * (nh + 2 * nkv) * D * 4, 0),
+            "add + RMSNorm": (2 * L * B * H * (6 + 4 * k * splits), 0),
+            "RoPE + KV append": (L * B * (nh + 2 * nkv) * D * 4, 0),
             "routing": (L * B * E * 2, 0), "sampling": (B * V * 4, 0)}
 
 
@@ -60,6 +61,7 @@ def profile_batch(eng, cfg, B, ctx, bw):
     eng._decode_body(Bp, False)
     ops.moe_route = route
     distinct = [int(t[0][t[0] >= 0].unique().numel()) for t in tables]
+    splits = ops.down_splits(tables[0].shape[1], cfg.hidden_size, tables[0].device)  # fp32 partial rows per pair
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
             eng._decode_body(Bp, False)
@@ -77,7 +79,7 @@ def profile_batch(eng, cfg, B, ctx, bw):
     end.record()
     end.synchronize()
     step_us = start.elapsed_time(end) / 20 * 1e3
-    bf = family_bytes_flops(cfg, Bp, ctx, distinct)
+    bf = family_bytes_flops(cfg, Bp, ctx, distinct, splits)
     rows = [dict(family=f, us=t, bytes=bf.get(f, (0, 0))[0], flops=bf.get(f, (0, 0))[1]) for f, t in us.items()]
     rows.append(dict(family="launch and host gaps", us=max(step_us - sum(us.values()), 0.0), bytes=0, flops=0))
     for r in rows:

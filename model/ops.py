@@ -101,7 +101,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     E, NB, KT, _, _ = w.shape
     assert w.shape[3:] == (64, 8) and w.dtype == torch.int32 and s.shape == (E, NB, KT + 1, 64, 2)
     assert s.dtype == torch.uint8 and w.is_contiguous() and s.is_contiguous() and NB * 64 >= n
-    assert x.shape[1] <= KT * 64 and x.stride(1) == 1 and bias.shape == (E, n)
+    assert triton.cdiv(x.shape[1], 64) == KT and x.stride(1) == 1 and bias.shape == (E, n) and bias.stride(1) == 1
     # (BLOCK_N, warps, stages) from cookbook/bench_moe.py on the H200 (2026-11-29): (128, 4, 3) is the best or
     # within 5% of it for 20b and 120b at 1-256 tokens; 128 rows = 2 tiles, one warpgroup's MMA height
     block_n, warps, stages = tiles or (128, 4, 3)
@@ -114,6 +114,11 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
                       DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
                       PREC=_dot_precision(x.dtype))
+
+
+def down_splits(n_tiles, H, device):
+    sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
+    return max(1, min(8, 4 * sms // (n_tiles * triton.cdiv(H, 128))))
 
 
 def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
@@ -130,8 +135,7 @@ def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     # split the down projection's K while its tiles x 128-column blocks leave SMs idle (decode at small
     # batch: 4 experts x 23 blocks = 92 programs for 132 SMs, so 5 splits); add_rmsnorm sums the partials
-    sms = torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else 2
-    splits = max(1, min(8, 4 * sms // (table.shape[1] * triton.cdiv(H, 128))))
+    splits = down_splits(table.shape[1], H, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I)
     _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, splits=splits)

@@ -111,15 +111,16 @@ def pack_experts(blocks, scales):
     words [E, N/64, KT, 64, 8] int32 and scales [E, N/64, KT + 1, 64, 2] uint8, KT = ceil(K/64): every 64 x 64
     tile of the weight is 2 KB in a row, and within a 32-feature group word w's slot i, half h holds feature
     8i + 2w + h. Only the order of the 4-bit codes changes; rows and an odd last group are padded with zeros.
-    The kernel multiplies codes by scales in fp16, which holds 2^(s-127) up to 2^1: each row's excess over
-    that, B = max(0, max_g s - 128), is taken out of its scales and kept in the extra tile KT ([..., 0]) for
-    the fp32 epilogue (gpt-oss-120b's down projections have scales far above 2^1)."""
+    The kernel multiplies codes by scales in fp16, exact for factors 2^-23..2^1 and no wider, so each row's
+    scales are shifted to put its largest at 2^1: B = max_g s - 128, kept (+127) in the extra tile KT for the
+    fp32 epilogue. gpt-oss-120b's down projections have scales far above 2^1, small layers far below; groups
+    more than 24 binades under their row's largest lose their smallest codes to fp16 underflow."""
     E, N, G, _ = blocks.shape
     pn, pg = -N % 64, G % 2
     blocks = torch.nn.functional.pad(blocks, (0, 0, 0, pg, 0, pn))
-    s = torch.nn.functional.pad(scales, (0, pg, 0, pn), value=127).to(torch.int32)  # [E, N', G']
-    excess = (s.amax(-1, keepdim=True) - 128).clamp(min=0)  # [E, N', 1]
-    s = (s - excess).clamp(min=0)  # s < B: a group > 128 binades below its row's largest, 0 in fp16 anyway
+    s = torch.nn.functional.pad(scales, (0, pg, 0, pn)).to(torch.int32)  # [E, N', G'], pads: never a max
+    excess = (s.amax(-1, keepdim=True) - 128).clamp(min=-126)  # [E, N', 1]: 2^B a normal fp32
+    s = (s - excess).clamp(min=0)  # s < B only > 128 binades under the row's largest: 0 in fp16 anyway
     nib = torch.stack([blocks & 15, blocks >> 4], -1).flatten(-2)  # [E, N', G', 32] codes in feature order
     words = torch.zeros(*blocks.shape[:-1], 4, dtype=torch.int32, device=blocks.device)  # [E, N', G', 4]
     w = torch.arange(4, device=blocks.device)
@@ -128,7 +129,7 @@ def pack_experts(blocks, scales):
             code = nib[..., 8 * i + 2 * w + h].to(torch.int32)  # [E, N', G', 4]
             words |= ((code & 7) << (m0 + 16 * h)) | ((code >> 3) << (s0 + 16 * h))
     n, kt = blocks.shape[1] // 64, blocks.shape[2] // 2
-    s = torch.cat([s, excess, torch.zeros_like(excess)], -1).to(torch.uint8)  # [E, N', G' + 2]
+    s = torch.cat([s, excess + 127, torch.zeros_like(excess)], -1).to(torch.uint8)  # [E, N', G' + 2]
     return (words.view(E, n, 64, kt, 8).transpose(2, 3).contiguous(),  # [E, N/64, KT, 64, 8]
             s.view(E, n, 64, kt + 1, 2).transpose(2, 3).contiguous())  # [E, N/64, KT + 1, 64, 2]
 

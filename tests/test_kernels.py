@@ -132,10 +132,10 @@ def test_mutation_sinks_dropped_fails(device):
     assert rel(good, ref) < TOL[torch.float32] and rel(bad, ref) > 100 * TOL[torch.float32]
 
 
-def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False, big_scales=False):
+def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False, big_scales=False, scale_range=(118, 123)):
     u8 = dict(dtype=torch.uint8, device=device)
     blocks1, blocks2 = torch.randint(0, 256, (E, 2 * I, H // 32, 16), **u8), torch.randint(0, 256, (E, H, I // 32, 16), **u8)
-    scales1, scales2 = torch.randint(118, 123, (E, 2 * I, H // 32), **u8), torch.randint(118, 123, (E, H, I // 32), **u8)
+    scales1, scales2 = torch.randint(*scale_range, (E, 2 * I, H // 32), **u8), torch.randint(*scale_range, (E, H, I // 32), **u8)
     if big_scales:  # like gpt-oss-120b's down projections: some groups far above 2^1, rows spanning 30 binades
         for s in (scales1, scales2):
             hot = torch.rand(s.shape, device=device) < 0.1
@@ -160,9 +160,15 @@ def test_moe(device, E, H, I, T, topk, dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_moe_large_scales(device, dtype):  # the fp16 path takes each row's excess over 2^1 out at load
+def test_moe_large_scales(device, dtype):  # the fp16 path shifts each row's scales to top out at 2^1
     y, ref = moe_case(device, 8, 128, 96, 5, 4, dtype, big_scales=True)
     assert rel(y, ref) < TOL[dtype]
+
+
+@pytest.mark.parametrize("scale_range", [(80, 104), (60, 70)])  # factors 2^-67..2^-24: below fp16's range
+def test_moe_small_scales(device, scale_range):
+    y, ref = moe_case(device, 8, 128, 96, 5, 4, torch.float32, scale_range=scale_range)
+    assert rel(y, ref) < TOL[torch.float32]
 
 
 @gpu_only
