@@ -31,17 +31,28 @@ def gemv_tb_s():
     return w.numel() * 2 / sorted(ts[2:])[len(ts[2:]) // 2] / 1e12
 
 
+def weight_bytes(cfg):
+    """(dense bytes a step reads: qkv, o, router and lm_head weights in bf16; bytes of one expert of one layer:
+    4-bit codes + E8M0 scales + fp32 biases)."""
+    H, D, I = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size
+    dense = cfg.num_hidden_layers * (H * D * (2 * cfg.num_attention_heads + 2 * cfg.num_key_value_heads)
+                                     + cfg.num_local_experts * H) * 2 + cfg.vocab_size * H * 2
+    return dense, 3 * I * H * (0.5 + 1 / 32) + (2 * I + H) * 4
+
+
+def kv_keys(cfg, ctx):
+    """Cached keys one sequence's decode step reads over all layers (128 in a sliding layer)."""
+    return sum(min(ctx, 128) if t == "sliding_attention" else ctx for t in cfg.layer_types)
+
+
 def step_bytes(cfg, batch, ctx):
-    """Bytes one decode step must read: attention, router, lm_head weights (bf16), the experts routed to,
-    KV. Experts: the expected distinct count under uniform routing (what dummy weights give), E(1-(1-k/E)^B)."""
-    H, D, E, k = cfg.hidden_size, cfg.head_dim, cfg.num_local_experts, cfg.num_experts_per_tok
-    attn = H * D * (2 * cfg.num_attention_heads + 2 * cfg.num_key_value_heads) * 2 + E * H * 2
-    expert = (2 * cfg.intermediate_size * H + H * cfg.intermediate_size) * (0.5 + 1 / 32) \
-        + (2 * cfg.intermediate_size + H) * 4  # 4-bit codes + E8M0 scales + fp32 bias
+    """Bytes one decode step must read: dense weights, the experts routed to, KV. Experts: the expected
+    distinct count per layer under uniform routing (what dummy weights give), E(1-(1-k/E)^B)."""
+    E, k = cfg.num_local_experts, cfg.num_experts_per_tok
+    dense, expert = weight_bytes(cfg)
     distinct = E * (1 - (1 - k / E) ** batch)
-    kv_row = 2 * cfg.num_key_value_heads * D * 2  # K and V, bf16
-    kv = sum(min(ctx, 128) if t == "sliding_attention" else ctx for t in cfg.layer_types) * kv_row * batch
-    return cfg.num_hidden_layers * (attn + distinct * expert) + kv + cfg.vocab_size * H * 2
+    kv_row = 2 * cfg.num_key_value_heads * cfg.head_dim * 2  # K and V, bf16
+    return dense + cfg.num_hidden_layers * distinct * expert + kv_keys(cfg, ctx) * kv_row * batch
 
 
 def one_point(model, batch, tokens, prompt_len, tokenizer, max_slots):

@@ -18,7 +18,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "cookbook"))
-from bench_decode import gemv_tb_s  # noqa: E402
+from bench_decode import gemv_tb_s, kv_keys, weight_bytes  # noqa: E402
 from llm import LLM  # noqa: E402
 from model import ops  # noqa: E402
 from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
@@ -36,10 +36,9 @@ def family_bytes_flops(cfg, B, ctx, distinct, splits):
     """Bytes each family must read (weights once, KV, logits) and its FLOPs, for one step of B tokens."""
     H, D, E, k, L = cfg.hidden_size, cfg.head_dim, cfg.num_local_experts, cfg.num_experts_per_tok, cfg.num_hidden_layers
     nh, nkv, I, V = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.intermediate_size, cfg.vocab_size
-    dense = L * (H * D * (2 * nh + 2 * nkv) + E * H) + V * H  # qkv, o, router, lm_head weights
-    expert = 3 * I * H * (0.5 + 1 / 32) + 3 * I * 4  # 4-bit codes, E8M0 scales, fp32 biases
-    keys = sum(min(ctx, 128) if t == "sliding_attention" else ctx for t in cfg.layer_types)
-    return {"cuBLAS GEMMs + torch ops": (2 * dense, 2 * B * dense),
+    dense, expert = weight_bytes(cfg)  # dense bf16 bytes = 2 x its weights, so 2 x B x weights FLOPs = B x dense
+    keys = kv_keys(cfg, ctx)
+    return {"cuBLAS GEMMs + torch ops": (dense, B * dense),
             "MoE GEMMs (MXFP4)": (sum(distinct) * expert, 2 * B * k * L * 3 * I * H),
             "attention": (keys * B * 2 * nkv * D * 2, 4 * B * nh * D * keys),
             "add + RMSNorm": (2 * L * B * H * (6 + 4 * k * splits), 0),

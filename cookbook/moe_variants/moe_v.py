@@ -1,36 +1,7 @@
-import torch
 import triton
 import triton.language as tl
 
-
-@triton.jit
-def _fp4x8(w):  # [R, 4] int32 words in the load-time layout (see repack) -> [R, 32] fp16 = E2M1 value * 2^-14
-    M: tl.constexpr = 0x0E000E00  # fp16 bits 9-11 (low exponent bits, top mantissa bit) of both halves
-    S: tl.constexpr = -0x7FFF8000  # fp16 sign bits (0x80008000 as int32)
-    MS: tl.constexpr = -0x71FF7200  # M | S
-    r0 = w & MS  # pair slot 0 is stored in place; slot 1 one byte down; slots 2, 3 split
-    r1 = (w << 8) & MS
-    r2 = ((w << 5) & M) | ((w << 15) & S)
-    r3 = ((w >> 3) & M) | ((w << 7) & S)
-    r = tl.join(tl.join(r0, r1), tl.join(r2, r3))  # [R, 4(c), 2(a), 2(b)] slot i = 2b + a
-    r = tl.reshape(tl.permute(r, [0, 3, 2, 1]), [w.shape[0], 4, 4])  # [R, 4(i), 4(c)]
-    h = tl.join((r & 0xFFFF).to(tl.int16), (r >> 16).to(tl.int16))  # [R, 4(i), 4(c), 2(h)]
-    return tl.reshape(h, [w.shape[0], 32]).to(tl.float16, bitcast=True)  # feature 8i + 2c + h of the group
-
-# bit positions (within each 16-bit half) of pair slot i: (mantissa/exponent 3 bits start, sign)
-SLOTS = [(9, 15), (1, 7), (4, 0), (12, 8)]
-
-
-def repack(blocks):
-    """[..., G, 16] uint8 checkpoint blocks (byte j: feature 2j low nibble, 2j+1 high) -> [..., G * 4] int32."""
-    nib = torch.stack([blocks & 15, blocks >> 4], -1).flatten(-2)  # [..., G, 32] E2M1 codes in feature order
-    words = torch.zeros(*blocks.shape[:-1], 4, dtype=torch.int32, device=blocks.device)  # [..., G, 4(c)]
-    c = torch.arange(4, device=blocks.device)
-    for i, (m0, s0) in enumerate(SLOTS):
-        for h in range(2):
-            code = nib[..., 8 * i + 2 * c + h].to(torch.int32)  # [..., G, 4]
-            words |= ((code & 7) << (m0 + 16 * h)) | ((code >> 3) << (s0 + 16 * h))
-    return words.flatten(-2)
+from moe_d import _fp4x8, repack  # noqa: F401  (repack: the layout these variants read)
 
 
 @triton.jit
