@@ -1,16 +1,14 @@
 """Every GPU kernel of the engine, in Triton; their launchers (checks, allocation, grid, fixed tiles) are in
-model/ops.py. Imports only triton.
+model/ops.py. Imports only triton; each also runs on the CPU under TRITON_INTERPRET=1 (how CI tests them).
 
 Shape legend: T tokens in the step, B sequences, H hidden, D head dim, NH query heads, NKV kv heads,
 G = NH // NKV query heads per kv head, P cache rows (pages * PAGE), E experts, K in-features,
-N out-features, A = T * TOPK routed (token, expert) pairs, S KV splits.
-Every kernel also runs on the CPU under TRITON_INTERPRET=1 (how CI tests them).
+N out-features, A = T * TOPK routed (token, expert) pairs, S KV or K splits.
 """
 import triton
 import triton.language as tl
 
 
-# ----------------------------------------------------------------------------------------------
 # RMSNorm fused with the residual add: h += sum_r delta[:, r]; out = h * rsqrt(mean(h^2) + eps) * w
 # One program per row; H = 2880 fits one block, so h is read once and written once (11.5 KB/row).
 @triton.jit
@@ -31,7 +29,6 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
              mask=mask)
 
 
-# ----------------------------------------------------------------------------------------------
 # YaRN RoPE on q and k in place (NeoX halves), and/or the append of k and v to a cache.
 # cos_sin[pos] = [cos * c, sin * c] with the YaRN concentration c folded in (built once at load).
 # cache rows: slot[t] (page * PAGE + pos % PAGE, or ring slot * 128 + pos % 128); -1 skips the write.
@@ -63,7 +60,6 @@ def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, strid
         tl.store(vc_ptr + dst + D // 2, tl.load(base + NKV * D + D // 2, mask=kmask), mask=kmask)
 
 
-# ----------------------------------------------------------------------------------------------
 # Attention with sinks, sliding window and GQA, for prefill chunks and decode alike.
 # One program = one sequence x BLOCK_T of its new tokens x one kv head x one KV split; its G query
 # heads ride along as rows, so each K/V tile read from memory serves BLOCK_T * G query rows.
@@ -148,8 +144,7 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
                     SPLITS: tl.constexpr):
     th = tl.program_id(0).to(tl.int64)  # one (token, head) row
     s = tl.arange(0, SPLITS)
-    m = tl.load(ml_ptr + (s * (stride_ps // D) + th) * 2)
-    l = tl.load(ml_ptr + (s * (stride_ps // D) + th) * 2 + 1)
+    m, l = tl.split(tl.load(ml_ptr + (s * (stride_ps // D) + th)[:, None] * 2 + tl.arange(0, 2)[None, :]))  # [S]
     mx = tl.max(m, axis=0)
     sink = tl.load(sink_ptr + th % NH).to(tl.float32) * 1.4426950408889634
     w = tl.exp2(m - mx)
@@ -158,31 +153,41 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
     tl.store(out_ptr + th * D + tl.arange(0, D), (tl.sum(acc * w[:, None], axis=0) / den).to(out_ptr.dtype.element_ty))
 
 
-# ----------------------------------------------------------------------------------------------
 # MXFP4 MoE. Routing: top-k of the raw router logits, softmax over those k; then the (token, expert)
 # pairs grouped by expert and cut into tiles of BLOCK_M rows, one expert per tile. Two launches, and
 # the tile table has a fixed length, so the whole MoE is CUDA-graph safe.
 @triton.jit
-def _topk_kernel(logit_ptr, ids_ptr, w_ptr, T, E, stride_lt, TOPK: tl.constexpr, KP: tl.constexpr,
-                 EP: tl.constexpr, BLOCK_T: tl.constexpr):
+def _router_kernel(x_ptr, w_ptr, out_ptr, T, E, K, stride_xt, stride_we, S, EP: tl.constexpr,
+                   BLOCK_T: tl.constexpr, BLOCK_K: tl.constexpr, PREC: tl.constexpr):  # out[T, S, EP] partials
     t = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
-    e = tl.arange(0, EP)[None, :]
-    kk = tl.arange(0, KP)[None, :]
-    lg = tl.load(logit_ptr + t[:, None] * stride_lt + e, mask=(t[:, None] < T) & (e < E), other=float("-inf"))
-    lg = tl.where(t[:, None] < T, lg.to(tl.float32), 0.0)  # rows past T: finite, never stored
-    ids = tl.zeros([BLOCK_T, KP], tl.int32)
-    vals = tl.full([BLOCK_T, KP], float("-inf"), tl.float32)
+    c = tl.program_id(1) * BLOCK_K + tl.arange(0, BLOCK_K)
+    e = tl.arange(0, EP)
+    x = tl.load(x_ptr + t[:, None] * stride_xt + c[None, :], mask=(t[:, None] < T) & (c < K)[None, :], other=0.0)
+    w = tl.load(w_ptr + e[None, :] * stride_we + c[:, None], mask=(e < E)[None, :] & (c < K)[:, None], other=0.0)
+    out = out_ptr + (t[:, None] * S + tl.program_id(1)) * EP + e[None, :]
+    tl.store(out, tl.dot(x, w, input_precision=PREC), mask=t[:, None] < T)  # [BLOCK_T, EP]
+
+
+@triton.jit
+def _topk_kernel(part_ptr, b_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.constexpr,
+                 EP: tl.constexpr, SP: tl.constexpr):  # one program per token
+    t = tl.program_id(0).to(tl.int64)
+    e = tl.arange(0, EP)
+    kk = tl.arange(0, KP)
+    s = tl.arange(0, SP)[:, None]  # all S partials in one load; a fixed-shape sum, whatever the batch holds
+    part = tl.load(part_ptr + (t * S + s) * EP + e[None, :], mask=s < S, other=0.0)  # [SP, EP]
+    lg = tl.sum(part, axis=0) + tl.load(b_ptr + e, mask=e < E, other=float("-inf")).to(tl.float32)  # fp32 logits
+    ids = tl.zeros([KP], tl.int32)
+    vals = tl.full([KP], float("-inf"), tl.float32)
     for k in tl.static_range(TOPK):  # k-th largest; ties go to the lower expert id
-        m = tl.max(lg, axis=1)
-        idx = tl.min(tl.where(lg == m[:, None], e, EP), axis=1)
-        ids = tl.where(kk == k, idx[:, None], ids)
-        vals = tl.where(kk == k, m[:, None], vals)
-        lg = tl.where(e == idx[:, None], float("-inf"), lg)
-    p = tl.exp(vals - tl.max(vals, axis=1)[:, None])  # softmax over the k chosen logits only
-    out = t[:, None] * TOPK + kk
-    omask = (t[:, None] < T) & (kk < TOPK)
-    tl.store(ids_ptr + out, ids, mask=omask)
-    tl.store(w_ptr + out, p / tl.sum(p, axis=1)[:, None], mask=omask)
+        m = tl.max(lg, axis=0)
+        idx = tl.min(tl.where(lg == m, e, EP), axis=0)
+        ids = tl.where(kk == k, idx, ids)
+        vals = tl.where(kk == k, m, vals)
+        lg = tl.where(e == idx, float("-inf"), lg)
+    p = tl.exp(vals - tl.max(vals, axis=0))  # softmax over the k chosen logits only
+    tl.store(ids_ptr + t * TOPK + kk, ids, mask=kk < TOPK)
+    tl.store(w_ptr + t * TOPK + kk, p / tl.sum(p, axis=0), mask=kk < TOPK)
 
 
 @triton.jit
@@ -285,7 +290,6 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
                  mask=rmask[:, None] & (n < N)[None, :])
 
 
-# ----------------------------------------------------------------------------------------------
 # Sampling inside the CUDA graph: one program per row streams the logits once. temperature 0 is argmax
 # (lowest index among ties, like torch.argmax); otherwise Gumbel-max over z / temperature among the
 # logits >= floor (top-k / top-p / min-p folded into one threshold). The noise is a hash of (seed, step,

@@ -65,10 +65,11 @@ def profile_batch(eng, cfg, B, ctx, bw):
         for _ in range(3):
             eng._decode_body(Bp, False)
         torch.cuda.synchronize()
-    us = defaultdict(float)
+    us, kernels = defaultdict(float), []
     for ev in prof.key_averages():
         if ev.device_time_total > 0:
             us[family(ev.key)] += ev.device_time_total / 3
+            kernels.append(dict(name=ev.key[:120], calls=ev.count / 3, us=ev.device_time_total / 3))
     g, start, end = eng.graphs[(Bp, False)], torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(3):
         g.replay()
@@ -85,7 +86,8 @@ def profile_batch(eng, cfg, B, ctx, bw):
         r["gb_s"] = r["bytes"] / r["us"] / 1e3 if r["us"] else 0.0
         r["pct_peak"] = 100 * r["gb_s"] / (bw * 1e3)
     return dict(batch=B, padded_batch=Bp, context=ctx, graph_step_us=step_us, tok_s=B / step_us * 1e6, gemv_tb_s=bw,
-                experts_per_layer=sum(distinct) / len(distinct), rows=sorted(rows, key=lambda r: -r["us"]))
+                experts_per_layer=sum(distinct) / len(distinct), rows=sorted(rows, key=lambda r: -r["us"]),
+                kernels=sorted(kernels, key=lambda r: -r["us"]))
 
 
 def main():
@@ -111,6 +113,8 @@ def main():
         for row in r["rows"]:
             print(f"{row['family']:28s} {row['us']:8.1f} {100 * row['us'] / r['graph_step_us']:5.1f}% "
                   f"{row['bytes'] / 1e6:8.1f} {row['gb_s']:7.0f} {row['pct_peak']:6.0f}%")
+        for k in r["kernels"][:12]:  # the single kernels behind the families
+            print(f"  {k['us']:8.1f} us {k['calls']:5.0f} calls  {k['name'][:90]}")
     eng.stop()
     if a.out:
         Path(a.out).write_text(json.dumps(results, indent=1))

@@ -78,21 +78,30 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     return out
 
 
-def moe_route(logits, top_k, block_m):
-    """logits: [T, E]. Returns the tile table [3, n_tiles] (expert or -1, first row, end row), order [A]
-    (pair ids grouped by expert) and the router weights [A]."""
-    T, E = logits.shape
+def moe_route(x, wr, br, top_k, block_m):
+    """x: [T, H] normed activations; wr [E, H], br [E]: the router. Returns the tile table [3, n_tiles] (expert
+    or -1, first row, end row), order [A] (pair ids grouped by expert) and the router weights [A]."""
+    (T, H), E = x.shape, wr.shape[0]
+    assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == 1 and wr.stride(1) == 1
     A = T * top_k
-    ids = torch.empty(A, device=logits.device, dtype=torch.int32)
-    w = torch.empty(A, device=logits.device, dtype=torch.float32)
-    order = torch.empty(A, device=logits.device, dtype=torch.int32)
+    ids = torch.empty(A, device=x.device, dtype=torch.int32)
+    w = torch.empty(A, device=x.device, dtype=torch.float32)
+    order = torch.empty(A, device=x.device, dtype=torch.int32)
     n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
-    table = torch.empty((3, n_tiles), device=logits.device, dtype=torch.int32)
-    EP = triton.next_power_of_2(E)
-    K._topk_kernel[(triton.cdiv(T, 16),)](logits, ids, w, T, E, logits.stride(0), TOPK=top_k,
-                                        KP=triton.next_power_of_2(top_k), EP=EP, BLOCK_T=16)
+    table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
+    EP = max(16, triton.next_power_of_2(E))  # tl.dot's N >= 16
+    # the router GEMV split over K in 128-feature slices: 23 programs per 16 tokens, each reading 8-32 KB, so it
+    # is not one SM's latency chain (one program: 17 us per layer); cuBLAS took 6.5 us with its split-K reduce.
+    # top-k sums a token's S partials in one [SP, EP] load (a loop over S was a 23-load chain: 4 us per layer)
+    S = triton.cdiv(H, 128)
+    part = torch.empty((T, S, EP), device=x.device, dtype=torch.float32)  # [T, S, EP] partial logits
+    K._router_kernel[(triton.cdiv(T, 16), S)](x, wr, part, T, E, H, x.stride(0), wr.stride(0), S, EP=EP,
+                                              BLOCK_T=16, BLOCK_K=128, PREC=_dot_precision(x.dtype))
+    K._topk_kernel[(T,)](part, br, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
+                         SP=triton.next_power_of_2(S))
     # [BLOCK, EP] one-hot steps, unrolled: 128 x 128 for 120b made 7,528 instructions and took 36 us per layer
-    block = 128 if EP <= 32 else 16
+    # and at batch 1 (4 pairs) 16 rows, not 128: 3.7 -> 1.8 us per 20b layer (profile_step.py, H200)
+    block = min(128 if EP <= 32 else 16, max(16, triton.next_power_of_2(max(A, n_tiles))))
     K._tiles_kernel[(1,)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m, BLOCK=block)
     return table, order, w
 
@@ -121,17 +130,17 @@ def down_splits(n_tiles, H, device):
     return max(1, min(8, 4 * sms // (n_tiles * triton.cdiv(H, 128))))
 
 
-def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit):
-    """x: [T, H] normed activations; logits: [T, E] router output. w1/s1, w2/s2: gate_up and down experts in
+def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit):
+    """x: [T, H] normed activations; wr [E, H], br [E]: the router. w1/s1, w2/s2: gate_up and down experts in
     the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H].
     Returns [T, R, H] float32 partials (R = top_k x down-projection K splits), summed by add_rmsnorm."""
     T, H = x.shape
     I = b1.shape[1] // 2
-    assert logits.shape == (T, w1.shape[0]) and b2.shape[1] == H
+    assert wr.shape[0] == w1.shape[0] and b2.shape[1] == H
     # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
     # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
-    table, order, rw = moe_route(logits, top_k, block_m)
+    table, order, rw = moe_route(x, wr, br, top_k, block_m)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     # split the down projection's K while its tiles x 128-column blocks leave SMs idle (decode at small
     # batch: 4 experts x 23 blocks = 92 programs for 132 SMs, so 5 splits); add_rmsnorm sums the partials

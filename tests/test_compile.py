@@ -32,8 +32,10 @@ CASES = {
                                         NH=64, NKV=8, D=64, HEADS=128, BLOCK_T=1, ROTATE=True, WRITE=True)),
     "combine": (K._combine_kernel, *sig("part_ptr:*fp32 ml_ptr:*fp32 sink_ptr:*fp32 out_ptr:*bf16 stride_ps:i32",
                                         NH=64, D=64, SPLITS=16)),
-    "topk": (K._topk_kernel, *sig("logit_ptr:*bf16 ids_ptr:*i32 w_ptr:*fp32 T:i32 E:i32 stride_lt:i32",
-                                  TOPK=4, KP=4, EP=32, BLOCK_T=16)),
+    "router": (K._router_kernel, *sig("x_ptr:*bf16 w_ptr:*bf16 out_ptr:*fp32 T:i32 E:i32 K:i32 stride_xt:i32 "
+                                      "stride_we:i32 S:i32", EP=128, BLOCK_T=16, BLOCK_K=128, PREC="tf32")),
+    "topk": (K._topk_kernel, *sig("part_ptr:*fp32 b_ptr:*bf16 ids_ptr:*i32 w_ptr:*fp32 E:i32 S:i32",
+                                  TOPK=4, KP=4, EP=128, SP=32)),
     "sample": (K._sample_kernel, *sig("logit_ptr:*fp32 out_ptr:*i64 temp_ptr:*fp32 floor_ptr:*fp32 seed_ptr:*i64 "
                                       "step_ptr:*i64 V:i32 stride_lb:i32", BLOCK_V=4096)),
     "tiles": (K._tiles_kernel, *sig("ids_ptr:*i32 order_ptr:*i32 table_ptr:*i32 A:i32 n_tiles:i32 stride_tt:i32",

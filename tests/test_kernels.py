@@ -142,12 +142,13 @@ def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False, big_scales=Fal
             s[hot] = torch.randint(125, 150, (int(hot.sum()),), **u8)
     b1, b2 = 0.1 * torch.randn(E, 2 * I, device=device), 0.1 * torch.randn(E, H, device=device)
     x, rw, rb = torch.randn(T, H, device=device), 0.1 * torch.randn(E, H, device=device), 0.1 * torch.randn(E, device=device)
+    x, rw, rb = [v.to(dtype).float() for v in (x, rw, rb)]  # the router sees the same values as the reference
     ref = R.moe(x, rw, rb, R.mxfp4_dequant(blocks1, scales1), b1, R.mxfp4_dequant(blocks2, scales2), b2, topk)
     if swap_nibbles:
         blocks1 = (blocks1 << 4) | (blocks1 >> 4)
 
     (w1, s1), (w2, s2) = pack_experts(blocks1, scales1), pack_experts(blocks2, scales2)  # the load-time order
-    y = K.moe(x.to(dtype), x @ rw.T + rb, w1, s1, b1, w2, s2, b2, topk, 7.0)
+    y = K.moe(x.to(dtype), rw.to(dtype), rb.to(dtype), w1, s1, b1, w2, s2, b2, topk, 7.0)
     return y.sum(1), ref
 
 
@@ -181,10 +182,10 @@ def test_moe_real_shapes(device, E, T):
 
 @pytest.mark.parametrize("T,E,topk,block_m", [(1, 32, 4, 16), (37, 8, 4, 16), (300, 128, 4, 64), (5, 6, 2, 16)])
 def test_moe_route(device, T, E, topk, block_m):
-    logits = torch.randn(T, E, device=device)
-    table, order, w = K.moe_route(logits, topk, block_m)
-    ids, weights = R.route(logits, topk)
-    assert torch.allclose(w.view(T, topk), weights, atol=1e-6) and torch.equal(order.sort().values.long(),
+    x, wr, br = torch.randn(T, 200, device=device), torch.randn(E, 200, device=device), torch.randn(E, device=device)
+    table, order, w = K.moe_route(x, wr, br, topk, block_m)  # the router GEMV is in the kernel: K = 200 is odd
+    ids, weights = R.route(x.double() @ wr.double().T + br.double(), topk)
+    assert torch.allclose(w.view(T, topk), weights.float(), atol=1e-5) and torch.equal(order.sort().values.long(),
                                                                               torch.arange(T * topk, device=device))
     covered = torch.zeros(T * topk, dtype=torch.int32, device=device)
     for e, r0, r1 in table.t().tolist():

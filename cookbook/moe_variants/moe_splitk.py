@@ -86,15 +86,13 @@ def moe_splitk(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_
                  mask=rmask[:, None] & (n < N)[None, :])
 
 
-
-
-def moe(x, logits, w1, s1, b1, w2, s2, b2, top_k, limit, up_splits):
+def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, up_splits):
     """model/ops.moe with the gate_up split; tile config as the engine's."""
     from model import ops
     T, H = x.shape
     I = b1.shape[1] // 2
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
-    table, order, rw = ops.moe_route(logits, top_k, block_m)
+    table, order, rw = ops.moe_route(x, wr, br, top_k, block_m)
     splits = ops.down_splits(table.shape[1], H, x.device)
     pre = torch.empty((T * top_k * up_splits, 2 * I), device=x.device, dtype=torch.float32)  # [A * S, 2I]
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)
@@ -123,7 +121,8 @@ if __name__ == "__main__":  # CPU check against the float32 reference (set TRITO
         sc1, sc2 = torch.randint(118, 123, (E, 2 * I, H // 32), **u8), torch.randint(118, 123, (E, H, I // 32), **u8)
         b1, b2 = 0.1 * torch.randn(E, 2 * I, device=dev), 0.1 * torch.randn(E, H, device=dev)
         x, rw, rb = torch.randn(T, H, device=dev), 0.1 * torch.randn(E, H, device=dev), 0.1 * torch.randn(E, device=dev)
+        x, rw, rb = [v.to(dtype).float() for v in (x, rw, rb)]
         ref = R.moe(x, rw, rb, R.mxfp4_dequant(bl1, sc1), b1, R.mxfp4_dequant(bl2, sc2), b2, 4)
         (w1, s1), (w2, s2) = pack_experts(bl1, sc1), pack_experts(bl2, sc2)
-        y = moe(x.to(dtype), x @ rw.T + rb, w1, s1, b1, w2, s2, b2, 4, 7.0, S).sum(1)
+        y = moe(x.to(dtype), rw.to(dtype), rb.to(dtype), w1, s1, b1, w2, s2, b2, 4, 7.0, S).sum(1)
         print(f"E {E} H {H} I {I} T {T} split {S} {dtype}: rel err {((y - ref).norm() / ref.norm()).item():.2e}")
