@@ -358,6 +358,7 @@ class LLM:
                 self.waiting.append(r)
 
     def _fail(self, reqs, err):
+        self._pending = None
         for r in reqs:
             self._reject(r, err)
         if self.device.type == "cuda":
@@ -495,6 +496,8 @@ class LLM:
         """Hands each request its new token, with its log-probabilities when asked for."""
         now = time.perf_counter()
         for i, (r, tok) in enumerate(zip(reqs, tokens)):
+            if r.slot < 0:  # finished or aborted while its step ran
+                continue
             if first:
                 r.t_first = now
             else:
@@ -515,6 +518,13 @@ class LLM:
                           torch.int64), floor)
 
     def _decode(self, reqs):
+        """One decode step for reqs. Its tokens are read while the next step runs: the host's read, stop checks
+        and streaming overlap the GPU, except after a step that ends a request by length or wants logits."""
+        if self._pending is not None and self._pending[0] != [r.id for r in reqs]:
+            self._flush()  # the batch changes: its new members need the host's view of every sequence
+            reqs = [r for r in reqs if r.slot >= 0]
+            if not reqs:
+                return
         B = len(reqs)
         Bp = next((b for b in sorted(self.buckets) if b >= B), B)  # padded to a captured bucket
         sampling = any(r.params.temperature > 0 for r in reqs)
@@ -530,7 +540,26 @@ class LLM:
             nxt, logits = self.static["next"], self.graph_logits[(Bp, sampling)]
         else:
             nxt, logits = self._decode_body(Bp, sampling)
-        self._emit(reqs, nxt[:B].tolist(), logits)
+        host, self._host = self._host[0], self._host[::-1]  # two pinned buffers: one filling, one being read
+        host[:B].copy_(nxt[:B], non_blocking=True)
+        done = torch.cuda.Event() if nxt.is_cuda else None
+        if done is not None:
+            done.record()
+        self._flush()  # the previous step's tokens
+        self._pending = ([r.id for r in reqs], reqs, host[:B], done, logits)
+        if any(len(r.out) + 1 >= r.params.max_tokens or r.params.logprobs is not None for r in reqs):
+            self._flush()  # no step past a length stop (its pages end there); logprobs read this step's logits
+
+    def _flush(self):
+        """Emits the pending decode step. A request that ended meanwhile (stop token, abort) loses the extra
+        token; its extra step wrote only positions its pages and ring already hold."""
+        if self._pending is None:
+            return
+        _, reqs, host, done, logits = self._pending
+        self._pending = None
+        if done is not None:
+            done.synchronize()
+        self._emit(reqs, host.tolist(), logits)
 
     def _upload(self, reqs, Bp):
         pad, S, g = Bp - len(reqs), self.max_slots, self.static
@@ -573,7 +602,8 @@ class LLM:
                            temp=z(torch.float32), top_k=z(torch.int32), top_p=z(torch.float32, 1.0),
                            min_p=z(torch.float32), seed=z(torch.int64), step=z(torch.int64))
         self.buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, S + 1, 32)) if b <= S} | {S})
-        self._last_batch = None
+        self._last_batch, self._pending = None, None
+        self._host = [torch.empty(S, dtype=torch.int64, pin_memory=dev.type == "cuda") for _ in range(2)]
 
     def _capture(self, B, sampling):
         """One decode graph: slots, positions and page tables are graph inputs, so any set of active

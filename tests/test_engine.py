@@ -90,6 +90,21 @@ def test_stop_tokens_and_text_deltas(engine):
     assert "".join(d.text for d in deltas) == deltas[-1].output.text
 
 
+def test_stop_mid_batch_gets_no_extra_token(engine):
+    """The host reads a step's tokens while the next step runs: a request that stops on a token mid-batch
+    loses the look-ahead step's token, its neighbours' tokens do not change, and its slot serves the next."""
+    alone = engine.generate([PROMPTS[2], [5, 6, 7]], max_tokens=12, ignore_eos=True).result()
+    stop_at = alone[1].token_ids[4]
+    cut = alone[1].token_ids[:alone[1].token_ids.index(stop_at) + 1]
+    params = [SamplingParams(max_tokens=12, ignore_eos=True), SamplingParams(max_tokens=12, stop_token_ids=[stop_at])]
+    both = engine.generate([PROMPTS[2], [5, 6, 7]], params).result()
+    assert both[0].token_ids == alone[0].token_ids and both[0].finish_reason == "length"
+    assert both[1].token_ids == cut and both[1].finish_reason == "stop"
+    again = engine.generate([[5, 6, 7]] * 4, max_tokens=12, ignore_eos=True).result()
+    assert all(o.token_ids == alone[1].token_ids for o in again)
+    assert len(engine.free_slots) == engine.max_slots and engine._pending is None
+
+
 @pytest.mark.parametrize("prompt,kw,match", [([], {}, "empty"), ([1, 2], dict(max_tokens=0), "max_tokens"),
                                              ([1], dict(temperature=-1.0), "temperature"),
                                              ([1], dict(top_p=0.0), "top_p"), ([1], dict(top_p=1.5), "top_p"),
