@@ -608,14 +608,20 @@ class LLM:
     def _capture(self, B, sampling):
         """One decode graph: slots, positions and page tables are graph inputs, so any set of active
         slots replays it without re-capture."""
-        self._decode_body(B, sampling)  # compile and warm up outside the graph
+        self._warm_up(B, sampling)
         torch.cuda.synchronize(self.device)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, pool=self.graph_pool):
             _, self.graph_logits[(B, sampling)] = self._decode_body(B, sampling)  # [B, V], rewritten per replay
         self.graph_pool = graph.pool()
-        self._last_batch = None  # the warm-up ran on the static buffers
         return graph
+
+    def _warm_up(self, B, sampling):
+        """Compiles and runs the decode body once outside the graph, on the scratch slot S at position 0:
+        rows left by earlier batches would write K/V into slots and pages that live requests now own."""
+        self.static["slots"][:B], self.static["pos"][:B] = self.max_slots, 0
+        self._decode_body(B, sampling)
+        self._last_batch = None  # the static rows no longer hold any batch
 
     def _capture_graphs(self):
         """Greedy decode graphs for every bucket at start-up, largest first so all share one pool."""

@@ -105,6 +105,21 @@ def test_stop_mid_batch_gets_no_extra_token(engine):
     assert len(engine.free_slots) == engine.max_slots and engine._pending is None
 
 
+def test_graph_warm_up_writes_only_the_scratch_slot(engine):
+    """A graph captured on first use (sampling) is warmed up outside the graph on the static rows, which still
+    hold the last batch's slots and positions: the warm-up must write K/V only to the scratch slot and page."""
+    engine.generate(PROMPTS[1:3], max_tokens=4, ignore_eos=True).result()  # static rows: 2 real slots, pos > 0
+    kv, S, page = engine.kv, engine.max_slots, engine.page
+    before = [t.clone() for t in (kv.k_full, kv.v_full, kv.k_ring, kv.v_ring)]
+    engine._warm_up(2, True)
+    for b, a in zip(before[:2], (kv.k_full, kv.v_full)):
+        assert torch.equal(b[:, page:], a[:, page:])  # page 0 is the scratch page
+    for b, a in zip(before[2:], (kv.k_ring, kv.v_ring)):
+        assert torch.equal(b[:, :S * 128], a[:, :S * 128])  # ring slot S is the scratch slot
+    out = engine.generate(PROMPTS[1], max_tokens=4, ignore_eos=True).result()
+    assert out.token_ids == engine.generate(PROMPTS[1], max_tokens=4, ignore_eos=True).result().token_ids
+
+
 @pytest.mark.parametrize("prompt,kw,match", [([], {}, "empty"), ([1, 2], dict(max_tokens=0), "max_tokens"),
                                              ([1], dict(temperature=-1.0), "temperature"),
                                              ([1], dict(top_p=0.0), "top_p"), ([1], dict(top_p=1.5), "top_p"),
