@@ -153,9 +153,9 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
     tl.store(out_ptr + th * D + tl.arange(0, D), (tl.sum(acc * w[:, None], axis=0) / den).to(out_ptr.dtype.element_ty))
 
 
-# MXFP4 MoE. Routing: top-k of the raw router logits, softmax over those k; then the (token, expert)
-# pairs grouped by expert and cut into tiles of BLOCK_M rows, one expert per tile. Two launches, and
-# the tile table has a fixed length, so the whole MoE is CUDA-graph safe.
+# MXFP4 MoE. Routing: the router GEMV (split over K), top-k of its logits, softmax over those k; then the
+# (token, expert) pairs grouped by expert and cut into tiles of BLOCK_M rows, one expert per tile. Three
+# launches, and the tile table has a fixed length, so the whole MoE is CUDA-graph safe.
 @triton.jit
 def _router_kernel(x_ptr, w_ptr, out_ptr, T, E, K, stride_xt, stride_we, S, EP: tl.constexpr,
                    BLOCK_T: tl.constexpr, BLOCK_K: tl.constexpr, PREC: tl.constexpr):  # out[T, S, EP] partials

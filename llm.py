@@ -520,7 +520,7 @@ class LLM:
     def _decode(self, reqs):
         """One decode step for reqs. Its tokens are read while the next step runs: the host's read, stop checks
         and streaming overlap the GPU, except after a step that ends a request by length or wants logits."""
-        if self._pending is not None and self._pending[0] != [r.id for r in reqs]:
+        if self._pending is not None and [r.id for r in self._pending[0]] != [r.id for r in reqs]:
             self._flush()  # the batch changes: its new members need the host's view of every sequence
             reqs = [r for r in reqs if r.slot >= 0]
             if not reqs:
@@ -546,7 +546,7 @@ class LLM:
         if done is not None:
             done.record()
         self._flush()  # the previous step's tokens
-        self._pending = ([r.id for r in reqs], reqs, host[:B], done, logits)
+        self._pending = (reqs, host[:B], done, logits)
         if any(len(r.out) + 1 >= r.params.max_tokens or r.params.logprobs is not None for r in reqs):
             self._flush()  # no step past a length stop (its pages end there); logprobs read this step's logits
 
@@ -555,7 +555,7 @@ class LLM:
         token; its extra step wrote only positions its pages and ring already hold."""
         if self._pending is None:
             return
-        _, reqs, host, done, logits = self._pending
+        reqs, host, done, logits = self._pending
         self._pending = None
         if done is not None:
             done.synchronize()

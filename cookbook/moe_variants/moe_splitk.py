@@ -109,15 +109,19 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, up_splits):
     return out.view(T, top_k * splits, H)
 
 
-if __name__ == "__main__":  # CPU check against the float32 reference (set TRITON_INTERPRET=1)
+CASES = [(8, 128, 96, 1, 2, torch.float32), (8, 128, 96, 3, 3, torch.float32), (8, 128, 160, 1, 4, torch.bfloat16)]
+
+
+def cpu_check(moe_fn, cases=CASES):
+    """moe_fn(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, up_splits) against the float32 reference, for
+    cases of (E, H, I, T, up_splits, dtype); asserts each. Set TRITON_INTERPRET=1 on a machine without a GPU."""
     assert os.environ.get("TRITON_INTERPRET") == "1" or torch.cuda.is_available()
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
     import conftest  # noqa: F401  (the interpreter's bf16-dot shim)
     import reference as R
     from model.weights import pack_experts
     dev = "cuda" if torch.cuda.is_available() else "cpu"
-    for E, H, I, T, S, dtype in [(8, 128, 96, 1, 2, torch.float32), (8, 128, 96, 3, 3, torch.float32),
-                                 (8, 128, 160, 1, 4, torch.bfloat16)]:
+    for E, H, I, T, S, dtype in cases:
         u8 = dict(dtype=torch.uint8, device=dev)
         bl1, bl2 = torch.randint(0, 256, (E, 2 * I, H // 32, 16), **u8), torch.randint(0, 256, (E, H, I // 32, 16), **u8)
         sc1, sc2 = torch.randint(118, 123, (E, 2 * I, H // 32), **u8), torch.randint(118, 123, (E, H, I // 32), **u8)
@@ -126,7 +130,11 @@ if __name__ == "__main__":  # CPU check against the float32 reference (set TRITO
         x, rw, rb = [v.to(dtype).float() for v in (x, rw, rb)]
         ref = R.moe(x, rw, rb, R.mxfp4_dequant(bl1, sc1), b1, R.mxfp4_dequant(bl2, sc2), b2, 4)
         (w1, s1), (w2, s2) = pack_experts(bl1, sc1), pack_experts(bl2, sc2)
-        y = moe(x.to(dtype), rw.to(dtype), rb.to(dtype), w1, s1, b1, w2, s2, b2, 4, 7.0, S).sum(1)
+        y = moe_fn(x.to(dtype), rw.to(dtype), rb.to(dtype), w1, s1, b1, w2, s2, b2, 4, 7.0, S).sum(1)
         err = ((y - ref).norm() / ref.norm()).item()
         print(f"E {E} H {H} I {I} T {T} split {S} {dtype}: rel err {err:.2e}")
         assert err < (1e-5 if dtype == torch.float32 else 2e-2), err
+
+
+if __name__ == "__main__":
+    cpu_check(moe)
