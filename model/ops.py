@@ -25,7 +25,7 @@ def add_rmsnorm(h, w, eps, delta=None):
     d = delta if delta is not None else h[:, None]
     K._add_rmsnorm_kernel[(h.shape[0],)](h, d, w, out, h.stride(0), d.stride(0), d.stride(1), out.stride(0),
                                        h.shape[1], eps, R=d.shape[1], HAS_DELTA=delta is not None,
-                                       BLOCK_N=triton.next_power_of_2(h.shape[1]))
+                                       BLOCK_N=triton.next_power_of_2(h.shape[1]), launch_pdl=True)
     return out
 
 
@@ -46,7 +46,8 @@ def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
         qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
         v_cache if write else dummy, slots if write else dummy, T, qkv.stride(0),
         cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
-        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), BLOCK_T=block_t, ROTATE=rotate, WRITE=write)
+        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), BLOCK_T=block_t, ROTATE=rotate, WRITE=write,
+        launch_pdl=True)
 
 
 def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
@@ -72,9 +73,9 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
                             qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
                             part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,
                             NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits,
-                            BLOCK_T=block_t, BLOCK_N=64, PREC=_dot_precision(qkv.dtype))
+                            BLOCK_T=block_t, BLOCK_N=64, PREC=_dot_precision(qkv.dtype), launch_pdl=True)
     if splits > 1:
-        K._combine_kernel[(T * nh,)](part, ml, sinks, out, part.stride(0), NH=nh, D=D, SPLITS=splits)
+        K._combine_kernel[(T * nh,)](part, ml, sinks, out, part.stride(0), NH=nh, D=D, SPLITS=splits, launch_pdl=True)
     return out
 
 
@@ -96,13 +97,14 @@ def moe_route(x, wr, br, top_k, block_m):
     S = triton.cdiv(H, 128)
     part = torch.empty((T, S, EP), device=x.device, dtype=torch.float32)  # [T, S, EP] partial logits
     K._router_kernel[(triton.cdiv(T, 16), S)](x, wr, part, T, E, H, x.stride(0), wr.stride(0), S, EP=EP,
-                                              BLOCK_T=16, BLOCK_K=128, PREC=_dot_precision(x.dtype))
+                                              BLOCK_T=16, BLOCK_K=128, PREC=_dot_precision(x.dtype), launch_pdl=True)
     K._topk_kernel[(T,)](part, br, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
-                         SP=triton.next_power_of_2(S))
+                         SP=triton.next_power_of_2(S), launch_pdl=True)
     # [BLOCK, EP] one-hot steps, unrolled: 128 x 128 for 120b made 7,528 instructions and took 36 us per layer
     # and at batch 1 (4 pairs) 16 rows, not 128: 3.7 -> 1.8 us per 20b layer (profile_step.py, H200)
     block = min(128 if EP <= 32 else 16, max(16, triton.next_power_of_2(max(A, n_tiles))))
-    K._tiles_kernel[(1,)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m, BLOCK=block)
+    K._tiles_kernel[(1,)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m, BLOCK=block,
+                          launch_pdl=True)
     return table, order, w
 
 
@@ -122,7 +124,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
                       SPLITS=splits, num_warps=warps, num_stages=stages,
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
                       DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
-                      PREC=_dot_precision(x.dtype))
+                      PREC=_dot_precision(x.dtype), launch_pdl=True)
 
 
 def down_splits(n_tiles, H, device):
@@ -176,5 +178,6 @@ def sample(logits, temperature, seed, step, floor=None):
     # 4096-wide strips: 49 steps over a 201,088 vocab, 16 KB of fp32 logits in flight per program; the
     # CPU interpreter pays per step, so it takes the whole row at once
     block_v = 4096 if logits.is_cuda else triton.next_power_of_2(V)
-    K._sample_kernel[(B,)](logits, out, temperature, floor, seed, step, V, logits.stride(0), BLOCK_V=block_v)
+    K._sample_kernel[(B,)](logits, out, temperature, floor, seed, step, V, logits.stride(0), BLOCK_V=block_v,
+                           launch_pdl=True)
     return out

@@ -63,7 +63,9 @@ def compile_all():
         try:
             k = triton.compile(triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts),
                                target=GPUTarget("cuda", 90, 32))
-            out[name] = dict(ok=bool(k.asm["cubin"]), smem=k.metadata.shared)
+            ptx = k.asm["ptx"]
+            out[name] = dict(ok=bool(k.asm["cubin"]), smem=k.metadata.shared,
+                             pdl="griddepcontrol.wait" in ptx and "griddepcontrol.launch_dependents" in ptx)
         except Exception as e:  # reported per kernel by the test
             out[name] = dict(ok=False, error=f"{type(e).__name__}: {e}"[:2000])
     print(json.dumps(out))
@@ -82,6 +84,9 @@ def test_compiles_for_sm90(compiled, name):
     r = compiled[name]
     assert r["ok"], r.get("error")
     assert r["smem"] <= 227 * 1024, f"{name} needs more shared memory than an H100/H200 SM has: {r}"
+    # model/ops.py launches every kernel with launch_pdl=True: one that did not wait (kernels._pdl) could read its
+    # inputs before the kernel before it has written them
+    assert r["pdl"], f"{name} has no griddepcontrol.wait: a programmatic dependent launch would race"
 
 
 if __name__ == "__main__":
