@@ -167,6 +167,9 @@ class LLM:
         self.dtype = dtype or (torch.bfloat16 if self.device.type == "cuda" else torch.float32)
         if load_format not in ("auto", "dummy"):
             raise ValueError(f"load_format {load_format!r}: use 'auto' or 'dummy'")
+        if self.device.type == "cuda" and torch.cuda.get_device_capability(self.device) < (9, 0):
+            raise RuntimeError(f"{torch.cuda.get_device_name(self.device)} is not a Hopper GPU (compute capability "
+                               "9.0+): the kernels use sm_90 instructions (programmatic dependent launch)")
         self.cfg = cfg = GptOssConfig.from_file(Path(model) / "config.json")
         self.max_model_len = min(max_model_len or cfg.max_position_embeddings, cfg.max_position_embeddings)
         self.tokenizer = Tokenizer.from_dir(model, tokenizer)

@@ -248,3 +248,12 @@ def test_dummy_20b_same_tokens_at_batch_1_and_64(tmp_path):
         assert batch[5].token_ids == alone
     finally:
         eng.stop()
+
+
+def test_pre_hopper_gpu_is_refused_by_name(tiny_dir, monkeypatch):
+    """The kernels use sm_90 instructions (griddepcontrol): an older GPU gets a clear error before any loading,
+    not a PTX compile failure at the first launch. The capability is faked, so this runs on the CPU too."""
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA A100-SXM4-80GB")
+    with pytest.raises(RuntimeError, match="A100-SXM4-80GB is not a Hopper GPU"):
+        LLM(tiny_dir, device="cuda", tokenizer=TIKTOKEN)
