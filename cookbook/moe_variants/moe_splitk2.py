@@ -8,8 +8,9 @@ instructions per step and it ran 3-7x slower (bench_splitk.py, 2026-11-30). Here
 changes: x is gathered into expert order, `kernels._moe_kernel` runs the gate_up as a plain projection
 (GATE_UP=False: split-K rows pair * S + split, router weight 1, bias in split 0), and `_swiglu_kernel` sums
 the S fp32 partials of each pair in a fixed order and writes the activations in expert order.
-Prediction (not measured): gate_up 28 -> ~14 us per 20b layer at S = 4, plus ~2 us for the gather and ~2.5 us
-for the SwiGLU launch: ~9 us per layer, ~0.2 ms per step, 20b batch 1 ~430 -> ~470 tok/s.
+Prediction: gate_up 28 -> ~14 us per 20b layer at S = 4, plus ~2 us for the gather and ~2.5 us for the SwiGLU
+launch: ~9 us per layer, 20b batch 1 ~430 -> ~470 tok/s. Measured (H200, 2026-11-30, bench_splitk.py): the whole
+MoE at 1 token took 45.7-48.4 us per 20b layer at S = 2-6 against the engine's 43.7: not kept.
 `TRITON_INTERPRET=1 python cookbook/moe_variants/moe_splitk2.py` checks it on the CPU; bench_splitk.py times it.
 """
 import sys
