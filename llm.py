@@ -543,9 +543,8 @@ class LLM:
             nxt, logits = self.static["next"], self.graph_logits[(Bp, sampling)]
         else:
             nxt, logits = self._decode_body(Bp, sampling)
-        host, self._host = self._host[0], self._host[::-1]  # two pinned buffers: one filling, one being read
+        (host, done), self._host = self._host[0], self._host[::-1]  # two pinned buffers: one filling, one read
         host[:B].copy_(nxt[:B], non_blocking=True)
-        done = torch.cuda.Event() if nxt.is_cuda else None
         if done is not None:
             done.record()
         self._flush()  # the previous step's tokens
@@ -606,7 +605,9 @@ class LLM:
                            min_p=z(torch.float32), seed=z(torch.int64), step=z(torch.int64))
         self.buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, S + 1, 32)) if b <= S} | {S})
         self._last_batch, self._pending = None, None
-        self._host = [torch.empty(S, dtype=torch.int64, pin_memory=dev.type == "cuda") for _ in range(2)]
+        cuda = dev.type == "cuda"  # each buffer with the event its copy records, reused every other step
+        self._host = [(torch.empty(S, dtype=torch.int64, pin_memory=cuda), torch.cuda.Event() if cuda else None)
+                      for _ in range(2)]
 
     def _capture(self, B, sampling):
         """One decode graph: slots, positions and page tables are graph inputs, so any set of active
