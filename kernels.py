@@ -33,8 +33,7 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
             h += tl.load(d_ptr + row * stride_dt + r * stride_dr + cols, mask=mask, other=0.0).to(tl.float32)
         tl.store(h_ptr + row * stride_ht + cols, h.to(h_ptr.dtype.element_ty), mask=mask)
         h = h.to(h_ptr.dtype.element_ty).to(tl.float32)  # normalize what the residual stream holds
-    var = tl.sum(h * h, axis=0) / N
-    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    var, w = tl.sum(h * h, axis=0) / N, tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     tl.store(out_ptr + row * stride_ot + cols, (h * tl.rsqrt(var + eps) * w).to(out_ptr.dtype.element_ty), mask=mask)
 
 
@@ -48,8 +47,7 @@ def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, strid
     _pdl()
     r = tl.arange(0, BLOCK_T * HEADS)  # rows = (token, head): q heads then k heads
     t = (tl.program_id(0) * BLOCK_T + r // HEADS).to(tl.int64)[:, None]
-    hd = (r % HEADS)[:, None]
-    i = tl.arange(0, D // 2)[None, :]
+    hd, i = (r % HEADS)[:, None], tl.arange(0, D // 2)[None, :]
     hmask = (hd < NH + NKV) & (t < T)
     base = qkv_ptr + t * stride_qt + hd * D + i
     x1 = tl.load(base, mask=hmask, other=0.0).to(tl.float32)
@@ -108,8 +106,7 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
     t = qb * BLOCK_T + r // G  # token within the chunk
     hq = kvh * G + r % G
     row_ok, qpos = t < q_len, start + t
-    d = tl.arange(0, D)[None, :]
-    tok = (q0 + t).to(tl.int64)[:, None]
+    d, tok = tl.arange(0, D)[None, :], (q0 + t).to(tl.int64)[:, None]
     q = tl.load(qkv_ptr + tok * stride_qt + hq[:, None] * D + d, mask=row_ok[:, None], other=0.0)
     q = (q.to(tl.float32) * (sm_scale * 1.4426950408889634)).to(q.dtype)  # [M, D]
     m = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634
@@ -152,8 +149,7 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
     th = tl.program_id(0).to(tl.int64)  # one (token, head) row
     s = tl.arange(0, SPLITS)
     m, l = tl.split(tl.load(ml_ptr + (s * (stride_ps // D) + th)[:, None] * 2 + tl.arange(0, 2)[None, :]))  # [S]
-    mx = tl.max(m, axis=0)
-    sink = tl.load(sink_ptr + th % NH).to(tl.float32) * 1.4426950408889634
+    mx, sink = tl.max(m, axis=0), tl.load(sink_ptr + th % NH).to(tl.float32) * 1.4426950408889634
     w = tl.exp2(m - mx)
     den = tl.sum(l * w, axis=0) - (SPLITS - 1) * tl.exp2(sink - mx)
     acc = tl.load(part_ptr + s[:, None] * stride_ps + th * D + tl.arange(0, D)[None, :])
@@ -212,8 +208,7 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
         ids = tl.load(ids_ptr + p0 + b, mask=p0 + b < A, other=EP)
         counts += tl.sum((ids[:, None] == e).to(tl.int32), axis=0)
     tiles = (counts + BLOCK_M - 1) // BLOCK_M
-    tile_end = tl.cumsum(tiles, axis=0)
-    start = tl.cumsum(counts, axis=0) - counts
+    tile_end, start = tl.cumsum(tiles, axis=0), tl.cumsum(counts, axis=0) - counts
     for i0 in range(0, n_tiles, BLOCK):  # the tile table: expert, first row, end row (expert -1 = none)
         i = i0 + b
         ex = tl.sum((tile_end[None, :] <= i[:, None]).to(tl.int32), axis=1)
@@ -231,13 +226,22 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
 
 
 @triton.jit
+def _select(a, b, M: tl.constexpr):  # (a & M) | (b & ~M) as one LOP3. Written with & and |, LLVM splits the word
+    if INTERPRET:  # into 16-bit halves, scales them one at a time and repacks them: +32 instructions a step
+        return (a & M) | (b & ~M)
+    m = tl.full(a.shape, M, tl.int32)
+    return tl.inline_asm_elementwise("lop3.b32 $0, $1, $2, $3, 0xE4;", "=r,r,r,r", [a, b, m], dtype=tl.int32,
+                                     is_pure=True, pack=1)
+
+
+@triton.jit
 def _fp4x8(w):  # [R, 4] int32 words, 8 E2M1 codes each (layout: model/weights.pack_experts) -> [R, 32] fp16
     M: tl.constexpr = 0x0E000E00  # fp16 bits 9-11 of both halves: 2 exponent bits + the mantissa bit
     S: tl.constexpr = -0x7FFF8000  # 0x80008000, the sign bits
     r0 = w & (M | S)  # pair slot 0 is stored in place, slot 1 one byte down, slots 2 and 3 split: 1-4 ops
     r1 = (w << 8) & (M | S)  # per 2 codes instead of 7 per code (subnormal fp16 = E2M1 value * 2^-14)
-    r2 = ((w << 5) & M) | ((w << 15) & S)
-    r3 = ((w >> 3) & M) | ((w << 7) & S)
+    r2 = _select(w << 5, w << 15, M) & (M | S)
+    r3 = _select(w >> 3, w << 7, M) & (M | S)
     r = tl.join(tl.join(r0, r1), tl.join(r2, r3))  # [R, 4 word, 2, 2]: slot 2b + a at [.., a, b]
     r = tl.reshape(tl.permute(r, [0, 3, 2, 1]), [w.shape[0], 4, 4])  # [R, 4 slot, 4 word]
     h = tl.join((r & 0xFFFF).to(tl.int16), (r >> 16).to(tl.int16))  # [R, 4 slot, 4 word, 2 half]
@@ -286,8 +290,7 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     acc = tl.trans(acc * (row_exp << 23).to(tl.float32, bitcast=True)[:, None] + bias[:, None])  # [BM, BN]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
-        gate = tl.minimum(gate, LIMIT)
-        up = tl.minimum(tl.maximum(up, -LIMIT), LIMIT)
+        gate, up = tl.minimum(gate, LIMIT), tl.minimum(tl.maximum(up, -LIMIT), LIMIT)
         y = (up + 1.0) * gate * tl.sigmoid(ALPHA * gate)
         c = pid_n * (BLOCK_N // 2) + tl.arange(0, BLOCK_N // 2)
         tl.store(out_ptr + rows[:, None].to(tl.int64) * stride_om + c[None, :], y.to(out_ptr.dtype.element_ty),
@@ -323,7 +326,6 @@ def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, 
         take = z > best
         best = tl.where(take, z, best)
         best_i = tl.where(take, v, best_i)
-    top = tl.max(best, axis=0)
-    tl.store(out_ptr + b, tl.min(tl.where(best == top, best_i, V), axis=0))
+    tl.store(out_ptr + b, tl.min(tl.where(best == tl.max(best, axis=0), best_i, V), axis=0))
 
 
