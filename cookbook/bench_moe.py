@@ -6,6 +6,7 @@ to, achieved GB/s. The winner is hard-coded in model/ops._moe_gemm.
 """
 import argparse
 import itertools
+import json
 import sys
 from pathlib import Path
 
@@ -52,6 +53,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", nargs="+", type=int, default=[1, 64])
     ap.add_argument("--experts", type=int, default=32)
+    ap.add_argument("--down-splits", nargs="+", type=int, help="time the down projection at these K splits "
+                    "(engine tile config) instead of the tile sweep")
+    ap.add_argument("--out", help="JSON lines: every config's gate_up and down time at every token count")
     a = ap.parse_args()
     E, H, I, TOPK, dev = a.experts, 2880, 2880, 4, "cuda"
     layers = make_layers(E, H, I)
@@ -69,6 +73,15 @@ def main():
         splits = K.down_splits(table.shape[1], H, x.device)
         act = torch.empty(T * TOPK, I, device=dev, dtype=torch.bfloat16)
         out = torch.empty(T * TOPK * splits, H, device=dev)
+        if a.down_splits:
+            times = []
+            for sp in a.down_splits:
+                o = torch.empty(T * TOPK * sp, H, device=dev)
+                times.append(graph_us(lambda l: K._moe_gemm(act, *layers[l][1], b2, o, table, order, rw, TOPK, False,
+                                                            7.0, block_m, H, splits=sp)))
+            print(f"T={T}: {experts} experts, engine split {splits}; down us at splits {a.down_splits}: "
+                  + " ".join(f"{t:.1f}" for t in times), flush=True)
+            continue
         res = []
         for cfg in configs:
             f1 = lambda l: K._moe_gemm(x, *layers[l][0], b1, act, table, order, rw, TOPK, True, 7.0, block_m, 2 * I,
@@ -81,9 +94,15 @@ def main():
                 print(f"T={T} {cfg}: {type(e).__name__}")
                 continue
             res.append((t1 + t2, t1, t2, cfg))
+            if a.out:
+                with open(a.out, "a") as f:
+                    f.write(json.dumps(dict(E=E, T=T, experts=experts, splits=splits, cfg=cfg, gate_up_us=t1,
+                                            down_us=t2, gate_up_bytes=nbytes1, down_bytes=nbytes2)) + "\n")
         res.sort()
         print(f"== E={E} T={T}: {experts} experts touched, down split {splits}; gate_up {nbytes1 / 1e6:.1f} MB, "
               f"down {nbytes2 / 1e6:.1f} MB")
+        best1, best2 = min(res, key=lambda r: r[1]), min(res, key=lambda r: r[2])
+        print(f"  best gate_up {best1[3]} {best1[1]:.1f} us, best down {best2[3]} {best2[2]:.1f} us")
         for tot, t1, t2, cfg in res[:4] + res[-1:]:
             print(f"  (BN, warps, stages)={cfg}: gate_up {t1:6.1f} us {nbytes1 / t1 / 1e3:5.0f} GB/s | "
                   f"down {t2:6.1f} us {nbytes2 / t2 / 1e3:5.0f} GB/s | both {tot:6.1f} us", flush=True)

@@ -72,7 +72,11 @@ class GptOss:
             delta = ops.moe(x, w["wr"], w["br"], w["w1"], w["s1"], w["b1"], w["w2"], w["s2"], w["b2"],
                             cfg.num_experts_per_tok, cfg.swiglu_limit)  # [T, k, H]
         x = ops.add_rmsnorm(h, self.norm, cfg.rms_norm_eps, delta)
-        return F.linear(x[inp.logit_rows], self.lm_head).float()
+        x = x[inp.logit_rows]  # [R, H]
+        # fp32 logits straight from cuBLAS (CUDA only): the bf16 round trip cost 27 us per step at batch 64
+        if x.is_cuda:
+            return torch.mm(x, self.lm_head.t(), out_dtype=torch.float32)  # [R, V]
+        return F.linear(x, self.lm_head).float()
 
     def attention(self, l, w, x, inp: StepInputs, kv: KVCache):
         cfg, i = self.cfg, self.cache_index[l]

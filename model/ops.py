@@ -23,9 +23,11 @@ def add_rmsnorm(h, w, eps, delta=None):
         assert delta.shape[0] == h.shape[0] and delta.shape[2] == h.shape[1] and delta.stride(2) == 1
     out = torch.empty_like(h)
     d = delta if delta is not None else h[:, None]
+    # 32 warps, 4 features per thread, so the row's loads are all in flight: per call at 1 token 2.00 -> 1.44 us,
+    # 3.53 -> 2.85 us with 20 partial rows; at 64 tokens 2.81 -> 1.96 (4, 8, 16 warps timed too; H200)
     K._add_rmsnorm_kernel[(h.shape[0],)](h, d, w, out, h.stride(0), d.stride(0), d.stride(1), out.stride(0),
                                        h.shape[1], eps, R=d.shape[1], HAS_DELTA=delta is not None,
-                                       BLOCK_N=triton.next_power_of_2(h.shape[1]), launch_pdl=True)
+                                       BLOCK_N=triton.next_power_of_2(h.shape[1]), num_warps=32, launch_pdl=True)
     return out
 
 
@@ -128,8 +130,10 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
 
 
 def down_splits(n_tiles, H, device):
+    # ~20 programs per SM: the best of splits 1-8 at 1-128 tokens to within 5% (cookbook/bench_moe.py
+    # --down-splits, H200, 20b). At 4 tokens 44.9 us (1 split) -> 29.3 (6); more than 6 costs add_rmsnorm more
     sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
-    return max(1, min(8, 4 * sms // (n_tiles * triton.cdiv(H, 128))))
+    return max(1, min(6, 20 * sms // (n_tiles * triton.cdiv(H, 128))))
 
 
 def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit):
@@ -145,7 +149,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit):
     table, order, rw = moe_route(x, wr, br, top_k, block_m)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     # split the down projection's K while its tiles x 128-column blocks leave SMs idle (decode at small
-    # batch: 4 experts x 23 blocks = 92 programs for 132 SMs, so 5 splits); add_rmsnorm sums the partials
+    # batch: 4 experts x 23 blocks = 92 programs for 132 SMs, so 6 splits); add_rmsnorm sums the partials
     splits = down_splits(table.shape[1], H, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I)
