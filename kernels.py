@@ -24,9 +24,7 @@ def _pdl():
 def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stride_dr, stride_ot, N, eps,
                         R: tl.constexpr, HAS_DELTA: tl.constexpr, BLOCK_N: tl.constexpr):
     _pdl()
-    row = tl.program_id(0).to(tl.int64)
-    cols = tl.arange(0, BLOCK_N)
-    mask = cols < N
+    row, cols, mask = tl.program_id(0).to(tl.int64), tl.arange(0, BLOCK_N), tl.arange(0, BLOCK_N) < N
     h = tl.load(h_ptr + row * stride_ht + cols, mask=mask, other=0.0).to(tl.float32)
     if HAS_DELTA:
         for r in tl.static_range(R):  # fixed order: the same sum whatever the batch holds
@@ -97,14 +95,12 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
     _pdl()
     b, qb, pid2 = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     kvh, split = pid2 % NKV, pid2 // NKV
-    q0 = tl.load(cu_ptr + b)
+    q0, start = tl.load(cu_ptr + b), tl.load(start_ptr + b)  # start: tokens already cached for this sequence
     q_len = tl.load(cu_ptr + b + 1) - q0
-    start = tl.load(start_ptr + b)  # tokens already cached for this sequence
     if qb * BLOCK_T >= q_len:
         return
     r = tl.arange(0, BLOCK_T * G)
-    t = qb * BLOCK_T + r // G  # token within the chunk
-    hq = kvh * G + r % G
+    t, hq = qb * BLOCK_T + r // G, kvh * G + r % G  # token within the chunk, query head
     row_ok, qpos = t < q_len, start + t
     d, tok = tl.arange(0, D)[None, :], (q0 + t).to(tl.int64)[:, None]
     q = tl.load(qkv_ptr + tok * stride_qt + hq[:, None] * D + d, mask=row_ok[:, None], other=0.0)
@@ -146,8 +142,7 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
 def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.constexpr, D: tl.constexpr,
                     SPLITS: tl.constexpr):
     _pdl()
-    th = tl.program_id(0).to(tl.int64)  # one (token, head) row
-    s = tl.arange(0, SPLITS)
+    th, s = tl.program_id(0).to(tl.int64), tl.arange(0, SPLITS)  # one (token, head) row, its S splits
     m, l = tl.split(tl.load(ml_ptr + (s * (stride_ps // D) + th)[:, None] * 2 + tl.arange(0, 2)[None, :]))  # [S]
     mx, sink = tl.max(m, axis=0), tl.load(sink_ptr + th % NH).to(tl.float32) * 1.4426950408889634
     w = tl.exp2(m - mx)
@@ -163,8 +158,7 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
 def _router_kernel(x_ptr, w_ptr, out_ptr, T, E, K, stride_xt, stride_we, S, EP: tl.constexpr,
                    BLOCK_T: tl.constexpr, BLOCK_K: tl.constexpr, PREC: tl.constexpr):  # out[T, S, EP] partials
     _pdl()
-    t = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T)
-    c = tl.program_id(1) * BLOCK_K + tl.arange(0, BLOCK_K)
+    t, c = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T), tl.program_id(1) * BLOCK_K + tl.arange(0, BLOCK_K)
     e = tl.arange(0, EP)
     x = tl.load(x_ptr + t[:, None] * stride_xt + c[None, :], mask=(t[:, None] < T) & (c < K)[None, :], other=0.0)
     w = tl.load(w_ptr + e[None, :] * stride_we + c[:, None], mask=(e < E)[None, :] & (c < K)[:, None], other=0.0)
@@ -176,8 +170,7 @@ def _router_kernel(x_ptr, w_ptr, out_ptr, T, E, K, stride_xt, stride_we, S, EP: 
 def _topk_kernel(part_ptr, b_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.constexpr,
                  EP: tl.constexpr, SP: tl.constexpr):  # one program per token
     _pdl()
-    t = tl.program_id(0).to(tl.int64)
-    e, kk = tl.arange(0, EP), tl.arange(0, KP)
+    t, e, kk = tl.program_id(0).to(tl.int64), tl.arange(0, EP), tl.arange(0, KP)
     s = tl.arange(0, SP)[:, None]  # all S partials in one load; a fixed-shape sum, whatever the batch holds
     part = tl.load(part_ptr + (t * S + s) * EP + e[None, :], mask=s < S, other=0.0)  # [SP, EP]
     lg = tl.sum(part, axis=0) + tl.load(b_ptr + e, mask=e < E, other=float("-inf")).to(tl.float32)  # fp32 logits
@@ -185,8 +178,7 @@ def _topk_kernel(part_ptr, b_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: 
     for k in tl.static_range(TOPK):  # k-th largest; ties go to the lower expert id
         m = tl.max(lg, axis=0)
         idx = tl.min(tl.where(lg == m, e, EP), axis=0)
-        ids = tl.where(kk == k, idx, ids)
-        vals = tl.where(kk == k, m, vals)
+        ids, vals = tl.where(kk == k, idx, ids), tl.where(kk == k, m, vals)
         lg = tl.where(e == idx, float("-inf"), lg)
     p = tl.exp(vals - tl.max(vals, axis=0))  # softmax over the k chosen logits only
     tl.store(ids_ptr + t * TOPK + kk, ids, mask=kk < TOPK)
@@ -252,7 +244,7 @@ def _fp4x8(w):  # [R, 4] int32 words, 8 E2M1 codes each (layout: model/weights.p
 # operand (decoded in place, no shared-memory round trip) and the few tokens of a tile are the MMA's N.
 # Weights come in 64 x 64 tiles that are contiguous 2 KB (+128 B of scales): each step streams whole tiles.
 @triton.jit
-def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr,
+def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr, part_ptr, cnt_ptr,
                 N, K, stride_xm, stride_we, stride_wn, stride_se, stride_sn, stride_be, stride_om, stride_tt,
                 TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLITS: tl.constexpr, DT: tl.constexpr,
@@ -266,14 +258,12 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     rmask = rows < tl.load(table_ptr + 2 * stride_tt + pid_t)
     pair = tl.load(order_ptr + rows, mask=rmask, other=0).to(tl.int64)
     xrow = pair // TOPK if GATE_UP else rows.to(tl.int64)  # gate_up gathers tokens; down reads its rows
-    r = tl.arange(0, BLOCK_N)
-    n = pid_n * BLOCK_N + r
+    r, n = tl.arange(0, BLOCK_N), pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     tile = tl.minimum(n // 64, tl.cdiv(N, 64) - 1).to(tl.int64)[:, None]  # rows past N re-read the last tile
     w_ptrs = w_ptr + e.to(tl.int64) * stride_we + tile * stride_wn + (r % 64)[:, None] * 8 + tl.arange(0, 8)[None, :]
     s_ptrs = s_ptr + e.to(tl.int64) * stride_se + tile * stride_sn + (r % 64)[:, None] * 2 + tl.arange(0, 2)[None, :]
-    k = tl.arange(0, 64)
+    k, per = tl.arange(0, 64), tl.cdiv(tl.cdiv(K, 64), SPLITS)  # split-K: down splits write their own output rows
     x_ptrs = x_ptr + xrow[None, :] * stride_xm + k[:, None]
-    per = tl.cdiv(tl.cdiv(K, 64), SPLITS)  # split-K (down only): each split writes its own output row
     k0, k1 = split * per, tl.minimum(tl.cdiv(K, 64), split * per + per)
     # Triton pipelines no 1-byte loads, so the scales are prefetched one tile ahead by hand
     sc_next = tl.load(s_ptrs + k0 * 128, mask=k0 < k1, other=127).to(tl.int32)  # [BN, 2]
@@ -285,8 +275,19 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
         wf = tl.reshape(tl.reshape(wf, [BLOCK_N, 2, 32]) * sc[:, :, None], [BLOCK_N, 64])  # exact: 1 bit x 2^k
         xt = tl.load(x_ptrs + kt * 64, mask=rmask[None, :] & (kt * 64 + k < K)[:, None], other=0.0)  # [64, BM]
         acc = tl.dot(wf.to(DT), xt.to(DT), acc, input_precision=PREC)
+    if GATE_UP and SPLITS > 1:  # the last split to finish sums all the splits' partials in split order (the
+        tid = pid_t * tl.num_programs(1) + pid_n  # same sum whatever order they ran in), then the epilogue
+        part = part_ptr + tid.to(tl.int64) * SPLITS * BLOCK_N * BLOCK_M + r[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)
+        tl.store(part + split * BLOCK_N * BLOCK_M, acc, mask=rmask[None, :])
+        tl.debug_barrier()  # every thread's partial is stored before the count
+        if tl.atomic_add(cnt_ptr + tid, 1, sem="acq_rel") < SPLITS - 1:
+            return
+        tl.store(cnt_ptr + tid, 0)  # zero again for the next launch
+        acc = tl.load(part, mask=rmask[None, :], other=0.0, cache_modifier=".cg")
+        for i in tl.static_range(1, SPLITS):
+            acc += tl.load(part + i * BLOCK_N * BLOCK_M, mask=rmask[None, :], other=0.0, cache_modifier=".cg")
     row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's B + 127
-    bias = tl.where(split == 0, tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1)), 0.0)
+    bias = tl.where((split == 0) | GATE_UP, tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1)), 0.0)
     acc = tl.trans(acc * (row_exp << 23).to(tl.float32, bitcast=True)[:, None] + bias[:, None])  # [BM, BN]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
@@ -324,8 +325,7 @@ def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, 
             u = ((x >> 8).to(tl.float32) + 0.5) * (1.0 / 16777216.0)  # (0, 1)
             z = tl.where((z >= floor) & (v < V), z / temp - tl.log(-tl.log(u)), float("-inf"))
         take = z > best
-        best = tl.where(take, z, best)
-        best_i = tl.where(take, v, best_i)
+        best, best_i = tl.where(take, z, best), tl.where(take, v, best_i)
     tl.store(out_ptr + b, tl.min(tl.where(best == tl.max(best, axis=0), best_i, V), axis=0))
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import torch
+import triton
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from model import ops as K  # noqa: E402
@@ -55,6 +56,7 @@ def main():
     ap.add_argument("--experts", type=int, default=32)
     ap.add_argument("--down-splits", nargs="+", type=int, help="time the down projection at these K splits "
                     "(engine tile config) instead of the tile sweep")
+    ap.add_argument("--up-splits", nargs="+", type=int, help="time the gate_up at these K splits (engine tiles)")
     ap.add_argument("--out", help="JSON lines: every config's gate_up and down time at every token count")
     a = ap.parse_args()
     E, H, I, TOPK, dev = a.experts, 2880, 2880, 4, "cuda"
@@ -73,6 +75,12 @@ def main():
         splits = K.down_splits(table.shape[1], H, x.device)
         act = torch.empty(T * TOPK, I, device=dev, dtype=torch.bfloat16)
         out = torch.empty(T * TOPK * splits, H, device=dev)
+        if a.up_splits:
+            up = K.k_splits(table.shape[1] * triton.cdiv(2 * I, 128), x.device, 4)
+            times = [graph_us(lambda l: K._moe_gemm(x, *layers[l][0], b1, act, table, order, rw, TOPK, True, 7.0, block_m,
+                                                    2 * I, splits=sp)) for sp in a.up_splits]
+            print(f"T={T}: {experts} experts, engine gate_up split {up}; gate_up us at splits {a.up_splits}: "
+                  + " ".join(f"{t:.1f}" for t in times), flush=True)
         if a.down_splits:
             times = []
             for sp in a.down_splits:
@@ -81,6 +89,7 @@ def main():
                                                             7.0, block_m, H, splits=sp)))
             print(f"T={T}: {experts} experts, engine split {splits}; down us at splits {a.down_splits}: "
                   + " ".join(f"{t:.1f}" for t in times), flush=True)
+        if a.up_splits or a.down_splits:
             continue
         res = []
         for cfg in configs:

@@ -110,18 +110,23 @@ def moe_route(x, wr, br, top_k, block_m):
     return table, order, w
 
 
-def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, n, tiles=None, splits=1):
+def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, n, tiles=None, splits=1,
+              counters=None):
     E, NB, KT, _, _ = w.shape
     assert w.shape[3:] == (64, 8) and w.dtype == torch.int32 and s.shape == (E, NB, KT + 1, 64, 2)
     assert s.dtype == torch.uint8 and w.is_contiguous() and s.is_contiguous() and NB * 64 >= n
     assert triton.cdiv(x.shape[1], 64) == KT and x.stride(1) == 1 and bias.shape == (E, n) and bias.stride(1) == 1
-    # (BLOCK_N, warps, stages) from cookbook/bench_moe.py on the H200 (2026-11-29): (128, 4, 3) is the best or
-    # within 5% of it for 20b and 120b at 1-256 tokens; 128 rows = 2 tiles, one warpgroup's MMA height
+    # (BLOCK_N, warps, stages) from cookbook/bench_moe.py on the H200 (2026-11-29, again 11-30 with 1-64 tokens):
+    # (128, 4, 3) is the best or within 5% of it; 128 rows = 2 tiles, one warpgroup's MMA height
     block_n, warps, stages = tiles or (128, 4, 3)
-    assert splits == 1 or not gate_up, "split-K needs a linear epilogue"
     grid = (table.shape[1], triton.cdiv(n, block_n), splits)
-    K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, n, x.shape[1], x.stride(0), w.stride(0), w.stride(1),
-                      s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
+    part, cnt = out, table  # split gate_up only: fp32 partials per (tile, block, split), and a zeroed count
+    if gate_up and splits > 1:  # per (tile, block) that the last split resets to zero
+        part = torch.empty(grid[0] * grid[1] * splits * block_n * block_m, device=x.device, dtype=torch.float32)
+        cnt = torch.zeros(grid[0] * grid[1], device=x.device, dtype=torch.int32) if counters is None else counters
+        assert cnt.dtype == torch.int32 and cnt.numel() >= grid[0] * grid[1]
+    K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, part, cnt, n, x.shape[1], x.stride(0), w.stride(0),
+                      w.stride(1), s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
                       TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
                       SPLITS=splits, num_warps=warps, num_stages=stages,
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
@@ -129,16 +134,22 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
                       PREC=_dot_precision(x.dtype), launch_pdl=True)
 
 
-def down_splits(n_tiles, H, device):
-    # ~20 programs per SM: the best of splits 1-8 at 1-128 tokens to within 5% (cookbook/bench_moe.py
-    # --down-splits, H200, 20b). At 4 tokens 44.9 us (1 split) -> 29.3 (6); more than 6 costs add_rmsnorm more
+def k_splits(programs, device, cap):
+    """K splits for a MoE GEMM of `programs` (tile, 128-column block) programs: ~20 programs per SM. For the
+    down projection the best of 1-8 splits at 1-128 tokens to within 5% (cookbook/bench_moe.py --down-splits,
+    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); more than 6 costs add_rmsnorm more."""
     sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
-    return max(1, min(6, 20 * sms // (n_tiles * triton.cdiv(H, 128))))
+    return max(1, min(cap, 20 * sms // programs))
 
 
-def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit):
+def down_splits(n_tiles, H, device):  # the down projection's splits: add_rmsnorm's partial rows per pair
+    return k_splits(n_tiles * triton.cdiv(H, 128), device, 6)
+
+
+def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     """x: [T, H] normed activations; wr [E, H], br [E]: the router. w1/s1, w2/s2: gate_up and down experts in
-    the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H].
+    the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H]. counters: zeroed int32 scratch the
+    split gate_up leaves zeroed (None: a new one per call).
     Returns [T, R, H] float32 partials (R = top_k x down-projection K splits), summed by add_rmsnorm."""
     T, H = x.shape
     I = b1.shape[1] // 2
@@ -148,11 +159,14 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit):
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
     table, order, rw = moe_route(x, wr, br, top_k, block_m)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
-    # split the down projection's K while its tiles x 128-column blocks leave SMs idle (decode at small
-    # batch: 4 experts x 23 blocks = 92 programs for 132 SMs, so 6 splits); add_rmsnorm sums the partials
-    splits = down_splits(table.shape[1], H, x.device)
+    # split K while the tiles x 128-column blocks leave SMs idle (decode at small batch: 4 experts x 45 gate_up
+    # blocks = 180 programs for 132 SMs); add_rmsnorm sums the down partials, the gate_up sums its own
+    n_tiles = table.shape[1]
+    up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, 4)
+    splits = down_splits(n_tiles, H, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
-    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I)
+    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
+              counters=counters)
     _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, splits=splits)
     return out.view(T, top_k * splits, H)
 

@@ -198,6 +198,33 @@ def test_moe_route(device, T, E, topk, block_m):
     assert (covered == 1).all()  # each (token, expert) pair in exactly one tile
 
 
+def gate_up_case(device, splits, T=3, E=4, H=320, I=96, counters=None):
+    """The gate_up GEMM alone (bias and SwiGLU in its epilogue) at `splits` K splits; H = 320 is 5 tiles of 64."""
+    u8 = dict(dtype=torch.uint8, device=device)
+    torch.manual_seed(2)
+    blocks, scales = torch.randint(0, 256, (E, 2 * I, H // 32, 16), **u8), torch.randint(118, 123, (E, 2 * I, H // 32), **u8)
+    w, s = pack_experts(blocks, scales)
+    x, b1 = torch.randn(T, H, device=device), 0.1 * torch.randn(E, 2 * I, device=device)
+    table, order, rw = K.moe_route(x, torch.randn(E, H, device=device), torch.randn(E, device=device), 2, 16)
+    act = torch.full((T * 2, I), float("nan"), device=device)
+    K._moe_gemm(x, w, s, b1, act, table, order, rw, 2, True, 7.0, 16, 2 * I, splits=splits, counters=counters)
+    return act
+
+
+@pytest.mark.parametrize("splits", [2, 3, 7])  # 7 > 5 tiles: some splits have no K to do
+def test_moe_gate_up_splits(device, splits):  # the last split sums every partial, then runs the epilogue
+    counters = torch.zeros(64, dtype=torch.int32, device=device)
+    one = gate_up_case(device, 1)
+    for _ in range(2):  # the counters come back zeroed, so a second launch on them is right too
+        assert rel(gate_up_case(device, splits, counters=counters), one) < TOL[torch.float32]
+        assert (counters == 0).all()
+
+
+def test_mutation_unzeroed_counters_fail(device):  # counts not zeroed: no split sees itself last, none writes
+    counters = torch.full((64,), -100, dtype=torch.int32, device=device)
+    assert gate_up_case(device, 3, counters=counters).isnan().all()
+
+
 def test_mutation_swapped_nibbles_fails(device):
     y, ref = moe_case(device, 8, 64, 64, 3, 4, torch.float32, swap_nibbles=True)
     assert rel(y, ref) > 100 * TOL[torch.float32]
