@@ -162,7 +162,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     # split K while the tiles x 128-column blocks leave SMs idle (decode at small batch: 4 experts x 45 gate_up
     # blocks = 180 programs for 132 SMs); add_rmsnorm sums the down partials, the gate_up sums its own
     n_tiles = table.shape[1]
-    up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, 4)
+    up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, 2)
     splits = down_splits(n_tiles, H, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
