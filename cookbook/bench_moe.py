@@ -3,6 +3,8 @@ graph over LAYERS copies of the experts (so no layer's weights sit in the 50 MB 
 to, achieved GB/s. The winner is hard-coded in model/ops._moe_gemm.
 
     python cookbook/bench_moe.py --tokens 1 64 --experts 32
+    python cookbook/bench_moe.py --tokens 1 2 4 8 --up-splits 1 2 3 4     # gate_up K splits (engine tiles)
+    python cookbook/bench_moe.py --tokens 1 2 4 8 16 32 64 128 --down-splits 1 2 3 4 6 8
 """
 import argparse
 import itertools
@@ -77,8 +79,8 @@ def main():
         out = torch.empty(T * TOPK * splits, H, device=dev)
         if a.up_splits:
             up = K.k_splits(table.shape[1] * triton.cdiv(2 * I, 128), x.device, 4)
-            times = [graph_us(lambda l: K._moe_gemm(x, *layers[l][0], b1, act, table, order, rw, TOPK, True, 7.0, block_m,
-                                                    2 * I, splits=sp)) for sp in a.up_splits]
+            times = [graph_us(lambda l: K._moe_gemm(x, *layers[l][0], b1, act, table, order, rw, TOPK, True, 7.0,
+                                                    block_m, 2 * I, splits=sp)) for sp in a.up_splits]
             print(f"T={T}: {experts} experts, engine gate_up split {up}; gate_up us at splits {a.up_splits}: "
                   + " ".join(f"{t:.1f}" for t in times), flush=True)
         if a.down_splits:
