@@ -120,8 +120,10 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     # (128, 4, 3) is the best or within 5% of it; 128 rows = 2 tiles, one warpgroup's MMA height
     block_n, warps, stages = tiles or (128, 4, 3)
     grid = (table.shape[1], triton.cdiv(n, block_n), splits)
-    part, cnt = out, table  # split gate_up only: fp32 partials per (tile, block, split), and a zeroed count
-    if gate_up and splits > 1:  # per (tile, block) that the last split resets to zero
+    # split gate_up: fp32 partials per (tile, block, split), and per (tile, block) a count that starts at zero
+    # and that the last split to arrive sets back to zero (placeholders otherwise)
+    part, cnt = out, table
+    if gate_up and splits > 1:
         part = torch.empty(grid[0] * grid[1] * splits * block_n * block_m, device=x.device, dtype=torch.float32)
         cnt = torch.zeros(grid[0] * grid[1], device=x.device, dtype=torch.int32) if counters is None else counters
         assert cnt.dtype == torch.int32 and cnt.numel() >= grid[0] * grid[1]
@@ -137,7 +139,8 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
 def k_splits(programs, device, cap):
     """K splits for a MoE GEMM of `programs` (tile, 128-column block) programs: ~20 programs per SM. For the
     down projection the best of 1-8 splits at 1-128 tokens to within 5% (cookbook/bench_moe.py --down-splits,
-    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); more than 6 costs add_rmsnorm more."""
+    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); more than 6 costs add_rmsnorm more. For the gate_up
+    2 splits (--up-splits): 25.1 -> 20.0 us at 1 token; 4 splits 22.0, and any split loses at 8 tokens."""
     sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
     return max(1, min(cap, 20 * sms // programs))
 
