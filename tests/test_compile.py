@@ -56,13 +56,16 @@ for name, gate_up, bm, splits in [("moe_True_16", True, 16, 1), ("moe_True_16_sp
                                        BLOCK_N=128, SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
 
 
+WARPS = {"add_rmsnorm": 32}  # as model/ops.py launches them where not the default 4
+
+
 def compile_all():
     from triton.backends.compiler import GPUTarget
     out = {}
     for name, (fn, signature, consts) in CASES.items():
         try:
             k = triton.compile(triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts),
-                               target=GPUTarget("cuda", 90, 32))
+                               target=GPUTarget("cuda", 90, 32), options=dict(num_warps=WARPS.get(name, 4)))
             ptx = k.asm["ptx"]
             out[name] = dict(ok=bool(k.asm["cubin"]), smem=k.metadata.shared,
                              pdl="griddepcontrol.wait" in ptx and "griddepcontrol.launch_dependents" in ptx)
