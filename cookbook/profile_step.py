@@ -1,7 +1,8 @@
 """Where one decode step's time goes (benchmark, not a test), dummy weights on the GPU:
-per kernel family, GPU time per step (torch profiler over eager steps), the bytes it must read (experts
-counted from the step's own routing), achieved GB/s and % of a bf16 GEMV measured in the same process;
-the CUDA-graph replay time, and the launch and host gaps (replay minus the kernels' sum).
+per kernel family, GPU time per step (torch profiler over eager steps; each kernel's span less its overlap
+with the kernels before it, see exclusive_us), the bytes it must read (experts counted from the step's own
+routing), achieved GB/s and % of a bf16 GEMV measured in the same process; the CUDA-graph replay time, and
+the launch and host gaps (replay minus the kernels' sum).
 
     python cookbook/profile_step.py --model 20b --batch 1 64 --out profile.json
     python cookbook/plot_perf.py profile.json bench.jsonl   # docs/roofline.png, docs/decode_speed.png
@@ -46,6 +47,19 @@ def family_bytes_flops(cfg, B, ctx, distinct, splits):
             "routing": (L * B * E * 2, 0), "sampling": (B * V * 4, 0)}
 
 
+def exclusive_us(trace, steps):
+    """{kernel name: us per step it adds to the stream}, from a chrome trace of the torch profiler: each span
+    minus its overlap with the spans before it. With programmatic dependent launch a kernel starts while the
+    one before it runs and waits at its first statement, so its own span counts that wait twice."""
+    ev = sorted((e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") in
+                 ("kernel", "gpu_memcpy", "gpu_memset")), key=lambda e: e["ts"])
+    out, busy_to = defaultdict(float), float("-inf")
+    for e in ev:
+        out[e["name"]] += max(0.0, e["ts"] + e["dur"] - max(e["ts"], busy_to)) / steps
+        busy_to = max(busy_to, e["ts"] + e["dur"])
+    return out
+
+
 def profile_batch(eng, cfg, B, ctx, bw):
     prompts = [list(range(100 + b, 100 + b + ctx)) for b in range(B)]
     eng.generate(prompts, max_tokens=4, ignore_eos=True).result()  # leaves B sequences' inputs in place
@@ -65,11 +79,15 @@ def profile_batch(eng, cfg, B, ctx, bw):
         for _ in range(3):
             eng._decode_body(Bp, False)
         torch.cuda.synchronize()
+    trace = Path(tempfile.mkdtemp()) / "trace.json"
+    prof.export_chrome_trace(str(trace))
+    excl = exclusive_us(json.loads(trace.read_text()), 3)
     us, kernels = defaultdict(float), []
     for ev in prof.key_averages():
         if ev.device_time_total > 0:
-            us[family(ev.key)] += ev.device_time_total / 3
-            kernels.append(dict(name=ev.key[:120], calls=ev.count / 3, us=ev.device_time_total / 3))
+            own = excl.get(ev.key, ev.device_time_total / 3)  # the span where the trace lacks the kernel
+            us[family(ev.key)] += own
+            kernels.append(dict(name=ev.key[:120], calls=ev.count / 3, us=own, span_us=ev.device_time_total / 3))
     g, start, end = eng.graphs[(Bp, False)], torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(3):
         g.replay()

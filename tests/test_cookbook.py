@@ -30,3 +30,14 @@ def test_moe_variant_checks(name):
                        timeout=600, cwd=COOKBOOK.parent, env=env)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.count("rel err") >= 3, p.stdout[-2000:]
+
+
+def test_profile_counts_each_stretch_of_the_stream_once():
+    """profile_step.exclusive_us: a kernel launched early (PDL) that waits inside its span is charged only for
+    the time after the kernel before it ends; the parts add up to the busy time of the stream."""
+    sys.path.insert(0, str(COOKBOOK))
+    from profile_step import exclusive_us
+    ev = lambda name, ts, dur, cat="kernel": dict(ph="X", cat=cat, name=name, ts=ts, dur=dur)
+    trace = dict(traceEvents=[ev("b", 8, 10), ev("a", 0, 10), ev("c", 20, 2, "gpu_memset"), ev("a", 21, 1),
+                              ev("cpu_op", 0, 100, "cpu_op")])
+    assert dict(exclusive_us(trace, 2)) == {"a": 5.0, "b": 4.0, "c": 1.0}  # 10 + 8 + 2 + 0 over 2 steps
