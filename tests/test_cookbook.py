@@ -22,11 +22,12 @@ def test_example_runs(name):
     assert EXAMPLES[name] in p.stdout, p.stdout[-2000:]
 
 
-@pytest.mark.parametrize("name", ["moe_splitk.py", "moe_splitk2.py"])
-def test_moe_variant_checks(name):
-    """The kept MoE variants still match the float32 reference (each asserts it), on the interpreter."""
+@pytest.mark.parametrize("name", ["moe_variants/moe_splitk.py", "moe_variants/moe_splitk2.py",
+                                  "dense_variants/gemv_splitk.py"])
+def test_variant_checks(name):
+    """The kept kernel variants still match their float32 references (each asserts it), on the interpreter."""
     env = dict(os.environ, TRITON_INTERPRET="1")
-    p = subprocess.run([sys.executable, str(COOKBOOK / "moe_variants" / name)], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, str(COOKBOOK / name)], capture_output=True, text=True,
                        timeout=600, cwd=COOKBOOK.parent, env=env)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.count("rel err") >= 3, p.stdout[-2000:]
