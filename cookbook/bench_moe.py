@@ -16,6 +16,7 @@ import torch
 import triton
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import common  # noqa: E402
 from model import ops as K  # noqa: E402
 from model.weights import pack_experts  # noqa: E402
 
@@ -23,23 +24,8 @@ LAYERS = 8
 
 
 def graph_us(fn):
-    """Median over 5 timings of 10 replays of a graph of LAYERS calls, per call, in us."""
-    fn(0)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for l in range(LAYERS):
-            fn(l)
-    times = []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(10):
-            g.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3 / 10 / LAYERS)
-    return sorted(times)[2]
+    """us per call of fn(l) over the LAYERS layer copies, in one CUDA graph (common.graph_us)."""
+    return common.graph_us([lambda l=l: fn(l) for l in range(LAYERS)])
 
 
 def make_layers(E, H=2880, I=2880, dev="cuda"):

@@ -14,30 +14,10 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import kernels as K  # noqa: E402
+from common import graph_us  # noqa: E402
 from model import ops  # noqa: E402
 
 DEV, H, L, V = "cuda", 2880, 24, 201088
-
-
-def graph_us(fns, reps=10):
-    """Per call, in us: median of 5 timings of `reps` replays of one CUDA graph holding every fn."""
-    for f in fns:
-        f()
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for f in fns:
-            f()
-    times = []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            g.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3 / reps / len(fns))
-    return sorted(times)[2]
 
 
 def add_rmsnorm_warps(res):

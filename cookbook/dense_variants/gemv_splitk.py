@@ -24,6 +24,8 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import graph_us  # noqa: E402
 from model import ops  # noqa: E402
 
 
@@ -74,26 +76,6 @@ def check(device):
         err2 = ((normed - want).norm() / want.norm()).item()
         print(f"T={T} N={N} K={K} S={S}: rel err {err:.2e}, through add_rmsnorm {err2:.2e}")
         assert err < 2e-5 and err2 < 2e-5
-
-
-def graph_us(fns, reps=10):
-    for f in fns:
-        f()
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for f in fns:
-            f()
-    times = []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            g.replay()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e3 / reps / len(fns))
-    return sorted(times)[2]
 
 
 def bench(layers=24):

@@ -21,7 +21,9 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import kernels as KN  # noqa: E402
+from common import graph_us  # noqa: E402
 from model import ops  # noqa: E402
 
 
@@ -131,24 +133,9 @@ def bench():
         counter = torch.zeros(1, device="cuda", dtype=torch.int32)
         for T in [1, 2, 4, 8, 16]:
             x = torch.randn(T, 2880, device="cuda", dtype=torch.bfloat16)
-            times = []
-            for fn in (lambda wr: ops.moe_route(x, wr, br, 4, 16), lambda wr: moe_route_small(x, wr, br, 4, 16, counter)):
-                fn(wrs[0])
-                torch.cuda.synchronize()
-                g = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(g):
-                    for wr in wrs:
-                        fn(wr)
-                ts = []
-                for _ in range(5):
-                    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    a.record()
-                    for _ in range(10):
-                        g.replay()
-                    b.record()
-                    b.synchronize()
-                    ts.append(a.elapsed_time(b) * 1e3 / 10 / len(wrs))
-                times.append(sorted(ts)[2])
+            engine, fused = (lambda wr: ops.moe_route(x, wr, br, 4, 16),
+                             lambda wr: moe_route_small(x, wr, br, 4, 16, counter))
+            times = [graph_us([lambda wr=wr, fn=fn: fn(wr) for wr in wrs]) for fn in (engine, fused)]
             print(f"E={E} T={T}: ops.moe_route {times[0]:.2f} us, one launch {times[1]:.2f} us per layer", flush=True)
 
 
