@@ -110,20 +110,17 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
     hi = start + tl.minimum(q_len, (qb + 1) * BLOCK_T)  # one past the last query position
     lo = tl.maximum(start + qb * BLOCK_T - WINDOW + 1, 0) if WINDOW > 0 else 0
     per = tl.cdiv(tl.cdiv(hi - lo, SPLITS), BLOCK_N) * BLOCK_N  # keys per split, whole blocks
-    lo = lo + split * per
-    hi = tl.minimum(hi, lo + per)
+    lo, hi = lo + split * per, tl.minimum(hi, lo + split * per + per)
     n = tl.arange(0, BLOCK_N)
     for j0 in range(lo, tl.minimum(start, hi), BLOCK_N):  # cached keys
-        j = j0 + n
-        jm = j < tl.minimum(start, hi)
+        j, jm = j0 + n, j0 + n < tl.minimum(start, hi)
         page = tl.load(bt_ptr + b * stride_bb + (j // PAGE) * stride_bp, mask=jm, other=0).to(tl.int64)
         row = (page * PAGE + j % PAGE)[:, None] * stride_cr + kvh * D + d
         k = tl.load(kc_ptr + row, mask=jm[:, None], other=0.0)
         v = tl.load(vc_ptr + row, mask=jm[:, None], other=0.0)
         m, l, acc = _attend(q, k, v, m, l, acc, qpos, j, jm, WINDOW, PREC)
     for j0 in range(tl.maximum(lo, start), hi, BLOCK_N):  # this chunk's keys, straight from qkv
-        j = j0 + n
-        jm = j < hi
+        j, jm = j0 + n, j0 + n < hi
         row = (q0 + j - start).to(tl.int64)[:, None] * stride_qt + kvh * D + d
         k = tl.load(qkv_ptr + row + NH * D, mask=jm[:, None], other=0.0)
         v = tl.load(qkv_ptr + row + (NH + NKV) * D, mask=jm[:, None], other=0.0)
@@ -134,8 +131,7 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
     else:  # unnormalized partials; every split counted the sink once, the combine removes S - 1 of them
         tl.store(o, acc, mask=row_ok[:, None])
         ml = ml_ptr + (split * (stride_os // D) + (q0 + t).to(tl.int64) * NH + hq) * 2
-        tl.store(ml, m, mask=row_ok)
-        tl.store(ml + 1, l, mask=row_ok)
+        tl.store(ml[:, None] + tl.arange(0, 2)[None, :], tl.join(m, l), mask=row_ok[:, None])  # [M, 2]
 
 
 @triton.jit
@@ -151,29 +147,37 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
     tl.store(out_ptr + th * D + tl.arange(0, D), (tl.sum(acc * w[:, None], axis=0) / den).to(out_ptr.dtype.element_ty))
 
 
-# MXFP4 MoE. Routing: the router GEMV (split over K), top-k of its logits, softmax over those k; then the
-# (token, expert) pairs grouped by expert and cut into tiles of BLOCK_M rows, one expert per tile. Three
-# launches, and the tile table has a fixed length, so the whole MoE is CUDA-graph safe.
+# Skinny linear split over K: out[t, s, n] = sum over split s's K of W[n, k] x[t, k], + bias[n] in split 0.
+# acc [BLOCK_N, BLOCK_T] = W @ x^T, so the weights stream as the MMA's M and the few tokens are its N. The
+# S fp32 partials are summed by their consumer in a fixed order (add_rmsnorm, top-k): no reduce launch.
 @triton.jit
-def _router_kernel(x_ptr, w_ptr, out_ptr, T, E, K, stride_xt, stride_we, S, EP: tl.constexpr,
-                   BLOCK_T: tl.constexpr, BLOCK_K: tl.constexpr, PREC: tl.constexpr):  # out[T, S, EP] partials
+def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, stride_ot, stride_os,
+                   BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPLITS: tl.constexpr,
+                   PREC: tl.constexpr):
     _pdl()
-    t, c = tl.program_id(0) * BLOCK_T + tl.arange(0, BLOCK_T), tl.program_id(1) * BLOCK_K + tl.arange(0, BLOCK_K)
-    e = tl.arange(0, EP)
-    x = tl.load(x_ptr + t[:, None] * stride_xt + c[None, :], mask=(t[:, None] < T) & (c < K)[None, :], other=0.0)
-    w = tl.load(w_ptr + e[None, :] * stride_we + c[:, None], mask=(e < E)[None, :] & (c < K)[:, None], other=0.0)
-    out = out_ptr + (t[:, None] * S + tl.program_id(1)) * EP + e[None, :]
-    tl.store(out, tl.dot(x, w, input_precision=PREC), mask=t[:, None] < T)  # [BLOCK_T, EP]
+    n, split = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N), tl.program_id(1)
+    t, per = tl.program_id(2) * BLOCK_T + tl.arange(0, BLOCK_T), tl.cdiv(tl.cdiv(K, BLOCK_K), SPLITS) * BLOCK_K
+    acc = tl.zeros([BLOCK_N, BLOCK_T], tl.float32)
+    for k0 in range(split * per, tl.minimum(K, split * per + per), BLOCK_K):  # whole K blocks per split
+        k = k0 + tl.arange(0, BLOCK_K)
+        w = tl.load(w_ptr + n[:, None] * stride_wn + k[None, :], mask=(n < N)[:, None] & (k < K)[None, :], other=0.0)
+        x = tl.load(x_ptr + t[None, :] * stride_xt + k[:, None], mask=(t < T)[None, :] & (k < K)[:, None], other=0.0)
+        acc = tl.dot(w, x, acc, input_precision=PREC)  # [BLOCK_N, BLOCK_T]
+    acc += tl.where(split == 0, tl.load(b_ptr + n, mask=n < N, other=0.0).to(tl.float32), 0.0)[:, None]
+    tl.store(out_ptr + t[None, :] * stride_ot + split * stride_os + n[:, None], acc,
+             mask=(t < T)[None, :] & (n < N)[:, None])
 
 
+# MXFP4 MoE. Routing: the router GEMV (_linear_kernel), top-k of its logits and softmax over those k; the pairs
+# grouped by expert in tiles of BLOCK_M rows. The tile table has a fixed length: the MoE is CUDA-graph safe.
 @triton.jit
-def _topk_kernel(part_ptr, b_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.constexpr,
+def _topk_kernel(part_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.constexpr,
                  EP: tl.constexpr, SP: tl.constexpr):  # one program per token
     _pdl()
     t, e, kk = tl.program_id(0).to(tl.int64), tl.arange(0, EP), tl.arange(0, KP)
     s = tl.arange(0, SP)[:, None]  # all S partials in one load; a fixed-shape sum, whatever the batch holds
-    part = tl.load(part_ptr + (t * S + s) * EP + e[None, :], mask=s < S, other=0.0)  # [SP, EP]
-    lg = tl.sum(part, axis=0) + tl.load(b_ptr + e, mask=e < E, other=float("-inf")).to(tl.float32)  # fp32 logits
+    part = tl.load(part_ptr + (t * S + s) * EP + e[None, :], mask=(s < S) & (e < E)[None, :], other=0.0)  # [SP, EP]
+    lg = tl.where(e < E, tl.sum(part, axis=0), float("-inf"))  # fp32 logits, the bias came in split 0
     ids, vals = tl.zeros([KP], tl.int32), tl.full([KP], float("-inf"), tl.float32)
     for k in tl.static_range(TOPK):  # k-th largest; ties go to the lower expert id
         m = tl.max(lg, axis=0)
@@ -190,40 +194,36 @@ def _pick(sel, v):  # v[ex] for each row of the one-hot sel [R, EP]
     return tl.sum(tl.where(sel, v[None, :], 0), axis=1)
 
 
+# Each program counts all pairs per expert, then writes BLOCK table entries and places BLOCK pairs: pair p goes to
+# row start[ids[p]] + its rank among its expert's pairs (one program scanning all pairs: 32 us at 120b batch 64).
 @triton.jit
 def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.constexpr,
                   BLOCK_M: tl.constexpr, BLOCK: tl.constexpr):
     _pdl()
-    e, b = tl.arange(0, EP)[None, :], tl.arange(0, BLOCK)
+    e, b, q = tl.arange(0, EP), tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), tl.arange(0, BLOCK)
+    mine, rank = tl.load(ids_ptr + b, mask=b < A, other=EP), tl.zeros([BLOCK], tl.int32)  # pair b's expert
     counts = tl.zeros([EP], tl.int32)
-    for p0 in range(0, A, BLOCK):  # pass 1: pairs per expert
-        ids = tl.load(ids_ptr + p0 + b, mask=p0 + b < A, other=EP)
-        counts += tl.sum((ids[:, None] == e).to(tl.int32), axis=0)
+    for q0 in range(0, A, BLOCK):
+        ids = tl.load(ids_ptr + q0 + q, mask=q0 + q < A, other=EP)  # [BLOCK]
+        counts += tl.sum((ids[None, :] == e[:, None]).to(tl.int32), axis=1)
+        rank += tl.sum(((ids[None, :] == mine[:, None]) & (q0 + q < b[:, None])).to(tl.int32), axis=1)
     tiles = (counts + BLOCK_M - 1) // BLOCK_M
     tile_end, start = tl.cumsum(tiles, axis=0), tl.cumsum(counts, axis=0) - counts
-    for i0 in range(0, n_tiles, BLOCK):  # the tile table: expert, first row, end row (expert -1 = none)
-        i = i0 + b
-        ex = tl.sum((tile_end[None, :] <= i[:, None]).to(tl.int32), axis=1)
-        sel = e == ex[:, None]
-        row0 = _pick(sel, start) + (i - _pick(sel, tile_end) + _pick(sel, tiles)) * BLOCK_M
-        tl.store(table_ptr + i, tl.where(i < tl.sum(tiles, axis=0), ex, -1), mask=i < n_tiles)
-        tl.store(table_ptr + stride_tt + i, row0, mask=i < n_tiles)
-        tl.store(table_ptr + 2 * stride_tt + i, _pick(sel, start) + _pick(sel, counts), mask=i < n_tiles)
-    for p0 in range(0, A, BLOCK):  # pass 2: each pair's row, in pair order within an expert
-        ids = tl.load(ids_ptr + p0 + b, mask=p0 + b < A, other=EP)
-        hot = (ids[:, None] == e).to(tl.int32)
-        rank = tl.cumsum(hot, axis=0) - hot + start[None, :]
-        tl.store(order_ptr + tl.sum(hot * rank, axis=1), p0 + b, mask=p0 + b < A)
-        start += tl.sum(hot, axis=0)
+    ex = tl.sum((tile_end[None, :] <= b[:, None]).to(tl.int32), axis=1)  # tile b's expert
+    sel = e[None, :] == ex[:, None]
+    row0 = _pick(sel, start) + (b - _pick(sel, tile_end) + _pick(sel, tiles)) * BLOCK_M
+    tl.store(table_ptr + b, tl.where(b < tl.sum(tiles, axis=0), ex, -1), mask=b < n_tiles)  # expert -1 = none
+    tl.store(table_ptr + stride_tt + b, row0, mask=b < n_tiles)
+    tl.store(table_ptr + 2 * stride_tt + b, _pick(sel, start) + _pick(sel, counts), mask=b < n_tiles)
+    tl.store(order_ptr + _pick(e[None, :] == mine[:, None], start) + rank, b, mask=b < A)
 
 
 @triton.jit
 def _select(a, b, M: tl.constexpr):  # (a & M) | (b & ~M) as one LOP3. Written with & and |, LLVM splits the word
     if INTERPRET:  # into 16-bit halves, scales them one at a time and repacks them: +32 instructions a step
         return (a & M) | (b & ~M)
-    m = tl.full(a.shape, M, tl.int32)
-    return tl.inline_asm_elementwise("lop3.b32 $0, $1, $2, $3, 0xE4;", "=r,r,r,r", [a, b, m], dtype=tl.int32,
-                                     is_pure=True, pack=1)
+    return tl.inline_asm_elementwise("lop3.b32 $0, $1, $2, $3, 0xE4;", "=r,r,r,r",
+                                     [a, b, tl.full(a.shape, M, tl.int32)], dtype=tl.int32, is_pure=True, pack=1)
 
 
 @triton.jit

@@ -5,6 +5,7 @@ Legend: T tokens in the step, B sequences, H hidden, D head dim, NH/NKV heads, G
 P cache rows, E experts, K in-features, N out-features, A = T * TOPK (token, expert) pairs, V vocab.
 """
 import torch
+import torch.nn.functional as F
 import triton
 import triton.language as tl
 
@@ -81,6 +82,29 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     return out
 
 
+def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1):
+    """x [T, K] @ w [N, K]^T + b [N], split over K: [T, S, n_out or N] float32 partials, bias in split 0,
+    for add_rmsnorm or top-k to sum in a fixed order. Columns N..n_out are left unwritten."""
+    (T, k_in), N = x.shape, w.shape[0]
+    assert w.shape == (N, k_in) and b.shape == (N,) and x.stride(1) == 1 and w.stride(1) == 1
+    out = torch.empty((T, splits, n_out or N), device=x.device, dtype=torch.float32)  # [T, S, N]
+    block_t = 16 if T <= 16 else 64  # tl.dot's N >= 16
+    grid = (triton.cdiv(N, block_n), splits, triton.cdiv(T, block_t))
+    K._linear_kernel[grid](x, w, b, out, T, N, k_in, x.stride(0), w.stride(0), out.stride(0), out.stride(1),
+                           BLOCK_T=block_t, BLOCK_N=block_n, BLOCK_K=block_k, SPLITS=splits,
+                           PREC=_dot_precision(x.dtype), num_stages=stages, launch_pdl=True)
+    return out
+
+
+def linear(x, w, b):
+    """x [T, K] @ w [N, K]^T + b: [T, N], or at T <= 16 its [T, S, N] fp32 partials (add_rmsnorm sums them)."""
+    if x.shape[0] > 16:  # at 64 tokens split-K is 9.4 vs 10.3 us for the O projection, and add_rmsnorm's
+        return F.linear(x, w, b)  # partial rows give back the difference
+    # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us (split-K + reduce, 2.1 TB/s), this 7.8 us;
+    # best of 48 (splits, BLOCK_N, BLOCK_K, stages) in cookbook/dense_variants/gemv_splitk.py --bench (H200)
+    return linear_partials(x, w, b, 8, 64, 64, stages=4)
+
+
 def moe_route(x, wr, br, top_k, block_m):
     """x: [T, H] normed activations; wr [E, H], br [E]: the router. Returns the tile table [3, n_tiles] (expert
     or -1, first row, end row), order [A] (pair ids grouped by expert) and the router weights [A]."""
@@ -97,16 +121,13 @@ def moe_route(x, wr, br, top_k, block_m):
     # is not one SM's latency chain (one program: 17 us per layer); cuBLAS took 6.5 us with its split-K reduce.
     # top-k sums a token's S partials in one [SP, EP] load (a loop over S was a 23-load chain: 4 us per layer)
     S = triton.cdiv(H, 128)
-    part = torch.empty((T, S, EP), device=x.device, dtype=torch.float32)  # [T, S, EP] partial logits
-    K._router_kernel[(triton.cdiv(T, 16), S)](x, wr, part, T, E, H, x.stride(0), wr.stride(0), S, EP=EP,
-                                              BLOCK_T=16, BLOCK_K=128, PREC=_dot_precision(x.dtype), launch_pdl=True)
-    K._topk_kernel[(T,)](part, br, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
+    part = linear_partials(x, wr, br, S, EP, 128, EP)  # [T, S, EP] partial logits
+    K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
                          SP=triton.next_power_of_2(S), launch_pdl=True)
-    # [BLOCK, EP] one-hot steps, unrolled: 128 x 128 for 120b made 7,528 instructions and took 36 us per layer
-    # and at batch 1 (4 pairs) 16 rows, not 128: 3.7 -> 1.8 us per 20b layer (profile_step.py, H200)
-    block = min(128 if EP <= 32 else 16, max(16, triton.next_power_of_2(max(A, n_tiles))))
-    K._tiles_kernel[(1,)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m, BLOCK=block,
-                          launch_pdl=True)
+    # BLOCK pairs and table entries per program: [EP, BLOCK] + [BLOCK, BLOCK] compares per step over the pairs
+    block = 16 if A <= 16 else 64
+    K._tiles_kernel[(triton.cdiv(max(A, n_tiles), block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
+                                                            BLOCK_M=block_m, BLOCK=block, launch_pdl=True)
     return table, order, w
 
 

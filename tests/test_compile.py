@@ -23,6 +23,8 @@ def sig(spec, **consts):
     return s, consts
 
 
+LIN = "x_ptr:*bf16 w_ptr:*bf16 b_ptr:*bf16 out_ptr:*fp32 T:i32 N:i32 K:i32 stride_xt:i32 stride_wn:i32 " \
+      "stride_ot:i32 stride_os:i32"
 CASES = {
     "add_rmsnorm": (K._add_rmsnorm_kernel, *sig("h_ptr:*bf16 d_ptr:*fp32 w_ptr:*bf16 out_ptr:*bf16 stride_ht:i32 "
                                                 "stride_dt:i32 stride_dr:i32 stride_ot:i32 N:i32 eps:fp32",
@@ -32,9 +34,9 @@ CASES = {
                                         NH=64, NKV=8, D=64, HEADS=128, BLOCK_T=1, ROTATE=True, WRITE=True)),
     "combine": (K._combine_kernel, *sig("part_ptr:*fp32 ml_ptr:*fp32 sink_ptr:*fp32 out_ptr:*bf16 stride_ps:i32",
                                         NH=64, D=64, SPLITS=16)),
-    "router": (K._router_kernel, *sig("x_ptr:*bf16 w_ptr:*bf16 out_ptr:*fp32 T:i32 E:i32 K:i32 stride_xt:i32 "
-                                      "stride_we:i32 S:i32", EP=128, BLOCK_T=16, BLOCK_K=128, PREC="tf32")),
-    "topk": (K._topk_kernel, *sig("part_ptr:*fp32 b_ptr:*bf16 ids_ptr:*i32 w_ptr:*fp32 E:i32 S:i32",
+    "router": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=128, BLOCK_K=128, SPLITS=23, PREC="tf32")),
+    "o_proj": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=64, BLOCK_K=64, SPLITS=8, PREC="tf32")),
+    "topk": (K._topk_kernel, *sig("part_ptr:*fp32 ids_ptr:*i32 w_ptr:*fp32 E:i32 S:i32",
                                   TOPK=4, KP=4, EP=128, SP=32)),
     "sample": (K._sample_kernel, *sig("logit_ptr:*fp32 out_ptr:*i64 temp_ptr:*fp32 floor_ptr:*fp32 seed_ptr:*i64 "
                                       "step_ptr:*i64 V:i32 stride_lb:i32", BLOCK_V=4096)),
@@ -56,7 +58,8 @@ for name, gate_up, bm, splits in [("moe_True_16", True, 16, 1), ("moe_True_16_sp
                                        BLOCK_N=128, SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
 
 
-WARPS = {"add_rmsnorm": 32}  # as model/ops.py launches them where not the default 4
+WARPS = {"add_rmsnorm": 32}  # as model/ops.py launches them where not the default 4 warps, 3 stages
+STAGES = {"router": 1, "o_proj": 4}
 
 
 def compile_all():
@@ -65,7 +68,8 @@ def compile_all():
     for name, (fn, signature, consts) in CASES.items():
         try:
             k = triton.compile(triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts),
-                               target=GPUTarget("cuda", 90, 32), options=dict(num_warps=WARPS.get(name, 4)))
+                               target=GPUTarget("cuda", 90, 32),
+                               options=dict(num_warps=WARPS.get(name, 4), num_stages=STAGES.get(name, 3)))
             ptx = k.asm["ptx"]
             out[name] = dict(ok=bool(k.asm["cubin"]), smem=k.metadata.shared,
                              pdl="griddepcontrol.wait" in ptx and "griddepcontrol.launch_dependents" in ptx)

@@ -30,6 +30,40 @@ def test_add_rmsnorm(device, T, H, NR, dtype):
     assert rel(hk, href) < TOL[dtype]  # the residual stream was updated in place
 
 
+@pytest.mark.parametrize("T,N,Kf,splits,block_n,block_k", [(1, 100, 300, 3, 64, 64), (5, 64, 256, 2, 32, 128),
+                                                           (17, 90, 130, 4, 64, 64), (3, 200, 64, 1, 128, 64),
+                                                           (2, 48, 200, 8, 16, 32)])  # 8 splits > 7 K blocks
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_linear_partials(device, T, N, Kf, splits, block_n, block_k, dtype):
+    x, w, b = torch.randn(T, Kf, device=device), torch.randn(N, Kf, device=device), torch.randn(N, device=device)
+    x, w, b = [v.to(dtype) for v in (x, w, b)]
+    part = K.linear_partials(x, w, b, splits, block_n, block_k)  # [T, S, N]
+    ref = x.float() @ w.float().T + b.float()
+    assert part.shape == (T, splits, N) and rel(part.sum(1), ref) < TOL[torch.float32]
+    h = torch.randn(T, N, device=device).to(dtype)  # summed by add_rmsnorm as the engine does
+    out, want = K.add_rmsnorm(h.clone(), torch.ones(N, device=device, dtype=dtype), 1e-5, part), \
+        R.rms_norm(h.float() + ref, torch.ones(N, device=device))
+    assert rel(out, want) < TOL[dtype]
+
+
+@pytest.mark.parametrize("T", [1, 16, 17])  # split-K partials up to 16 tokens, F.linear above
+def test_linear_either_form_sums_right(device, T):
+    x, w, b = torch.randn(T, 4096, device=device), torch.randn(96, 4096, device=device), torch.randn(96, device=device)
+    y = K.linear(x, w, b)
+    assert y.dim() == (3 if T <= 16 else 2) and rel(y.sum(1) if y.dim() == 3 else y, x @ w.T + b) < TOL[torch.float32]
+
+
+def test_mutation_linear_short_k_fails(device):
+    """The kernel told K - 1 in-features (the last one dropped) must fail the comparison by far."""
+    from kernels import _linear_kernel
+    x, w, b = torch.randn(2, 130, device=device), torch.randn(40, 130, device=device), torch.randn(40, device=device)
+    x[:, -1] = 30.0
+    out = torch.empty(2, 2, 40, device=device)
+    _linear_kernel[(1, 2, 1)](x, w, b, out, 2, 40, 129, x.stride(0), w.stride(0), out.stride(0), out.stride(1),
+                              BLOCK_T=16, BLOCK_N=64, BLOCK_K=64, SPLITS=2, PREC="ieee")
+    assert rel(out.sum(1), x @ w.T + b) > 100 * TOL[torch.float32]
+
+
 def yarn_table(D, P, device):
     inv, c = R.yarn_inv_freq_and_scale(D)
     ang = torch.arange(P, dtype=torch.float32)[:, None] * inv[None]
