@@ -82,13 +82,13 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     return out
 
 
-def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1):
+def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1, block_t=None):
     """x [T, K] @ w [N, K]^T + b [N], split over K: [T, S, n_out or N] float32 partials, bias in split 0,
     for add_rmsnorm or top-k to sum in a fixed order. Columns N..n_out are left unwritten."""
     (T, k_in), N = x.shape, w.shape[0]
     assert w.shape == (N, k_in) and b.shape == (N,) and x.stride(1) == 1 and w.stride(1) == 1
     out = torch.empty((T, splits, n_out or N), device=x.device, dtype=torch.float32)  # [T, S, N]
-    block_t = 16 if T <= 16 else 64  # tl.dot's N >= 16
+    block_t = block_t or (16 if T <= 16 else 64)  # tl.dot's N >= 16
     grid = (triton.cdiv(N, block_n), splits, triton.cdiv(T, block_t))
     K._linear_kernel[grid](x, w, b, out, T, N, k_in, x.stride(0), w.stride(0), out.stride(0), out.stride(1),
                            BLOCK_T=block_t, BLOCK_N=block_n, BLOCK_K=block_k, SPLITS=splits,
@@ -121,13 +121,13 @@ def moe_route(x, wr, br, top_k, block_m):
     # is not one SM's latency chain (one program: 17 us per layer); cuBLAS took 6.5 us with its split-K reduce.
     # top-k sums a token's S partials in one [SP, EP] load (a loop over S was a 23-load chain: 4 us per layer)
     S = triton.cdiv(H, 128)
-    part = linear_partials(x, wr, br, S, EP, 128, EP)  # [T, S, EP] partial logits
+    part = linear_partials(x, wr, br, S, EP, 128, EP, block_t=16)  # [T, S, EP] partial logits
     K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
                          SP=triton.next_power_of_2(S), launch_pdl=True)
-    # BLOCK pairs and table entries per program: [EP, BLOCK] + [BLOCK, BLOCK] compares per step over the pairs
-    block = 16 if A <= 16 else 64
-    K._tiles_kernel[(triton.cdiv(max(A, n_tiles), block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
-                                                            BLOCK_M=block_m, BLOCK=block, launch_pdl=True)
+    # all pairs of a decode step (up to 256 sequences) in one program: one sort, no loop-carried load chain
+    block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
+    K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m,
+                                              BLOCK=block, launch_pdl=True)
     return table, order, w
 
 

@@ -25,6 +25,7 @@ def sig(spec, **consts):
 
 LIN = "x_ptr:*bf16 w_ptr:*bf16 b_ptr:*bf16 out_ptr:*fp32 T:i32 N:i32 K:i32 stride_xt:i32 stride_wn:i32 " \
       "stride_ot:i32 stride_os:i32"
+TILES = "ids_ptr:*i32 order_ptr:*i32 table_ptr:*i32 A:i32 n_tiles:i32 stride_tt:i32"
 CASES = {
     "add_rmsnorm": (K._add_rmsnorm_kernel, *sig("h_ptr:*bf16 d_ptr:*fp32 w_ptr:*bf16 out_ptr:*bf16 stride_ht:i32 "
                                                 "stride_dt:i32 stride_dr:i32 stride_ot:i32 N:i32 eps:fp32",
@@ -40,8 +41,8 @@ CASES = {
                                   TOPK=4, KP=4, EP=128, SP=32)),
     "sample": (K._sample_kernel, *sig("logit_ptr:*fp32 out_ptr:*i64 temp_ptr:*fp32 floor_ptr:*fp32 seed_ptr:*i64 "
                                       "step_ptr:*i64 V:i32 stride_lb:i32", BLOCK_V=4096)),
-    "tiles": (K._tiles_kernel, *sig("ids_ptr:*i32 order_ptr:*i32 table_ptr:*i32 A:i32 n_tiles:i32 stride_tt:i32",
-                                    EP=128, BLOCK_M=64, BLOCK=16)),
+    "tiles": (K._tiles_kernel, *sig(TILES, EP=128, BLOCK_M=16, BLOCK=16)),
+    "tiles_256": (K._tiles_kernel, *sig(TILES, EP=128, BLOCK_M=64, BLOCK=256)),
 }
 ATTN = "qkv_ptr:*bf16 kc_ptr:*bf16 vc_ptr:*bf16 bt_ptr:*i32 cu_ptr:*i32 start_ptr:*i32 sink_ptr:*fp32 " \
        "out_ptr:*bf16 ml_ptr:*fp32 stride_qt:i32 stride_cr:i32 stride_bb:i32 stride_bp:i32 stride_os:i32 " \
