@@ -23,14 +23,14 @@ def test_example_runs(name):
 
 
 @pytest.mark.parametrize("name", ["moe_variants/moe_splitk.py", "moe_variants/moe_splitk2.py",
-                                  "moe_variants/route_fused.py", "dense_variants/gemv_splitk.py"])
+                                  "dense_variants/gemv_splitk.py"])
 def test_variant_checks(name):
     """The kept kernel variants still match their float32 references (each asserts it), on the interpreter."""
     env = dict(os.environ, TRITON_INTERPRET="1")
     p = subprocess.run([sys.executable, str(COOKBOOK / name)], capture_output=True, text=True,
                        timeout=600, cwd=COOKBOOK.parent, env=env)
     assert p.returncode == 0, p.stderr[-3000:]
-    assert p.stdout.count("rel err") + p.stdout.count("ops.moe_route: True") >= 3, p.stdout[-2000:]
+    assert p.stdout.count("rel err") >= 3, p.stdout[-2000:]
 
 
 def test_profile_counts_each_stretch_of_the_stream_once():
