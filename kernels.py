@@ -196,15 +196,14 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
                   BLOCK_M: tl.constexpr, BLOCK: tl.constexpr):
     _pdl()
     c, j = tl.program_id(0) * BLOCK, tl.arange(0, BLOCK)
-    counts, before = tl.zeros([EP], tl.int32), tl.zeros([EP], tl.int32)
-    for q0 in range(0, A, BLOCK):
+    counts, before, hm = tl.zeros([EP], tl.int32), tl.zeros([EP], tl.int32), tl.zeros([EP], tl.int32)
+    for q0 in range(0, A, BLOCK):  # hm: this block's own histogram
         h = tl.histogram(tl.load(ids_ptr + q0 + j, mask=q0 + j < A, other=0), EP, mask=q0 + j < A)  # [EP]
-        counts, before = counts + h, before + tl.where(q0 < c, h, 0)
+        counts, before, hm = counts + h, before + tl.where(q0 < c, h, 0), hm + tl.where(q0 == c, h, 0)
     tiles = (counts + BLOCK_M - 1) // BLOCK_M
     tile_end, start = tl.cumsum(tiles, axis=0), tl.cumsum(counts, axis=0) - counts
     mine = tl.load(ids_ptr + c + j, mask=c + j < A, other=EP)  # [B]
     key = tl.sort(mine * BLOCK + j)  # by expert, then pair: the pair order within an expert is kept
-    hm = tl.histogram(tl.minimum(mine, EP - 1), EP, mask=c + j < A)
     row = tl.gather(start + before - tl.cumsum(hm, axis=0) + hm, tl.minimum(key // BLOCK, EP - 1), 0) + j
     tl.store(order_ptr + row, c + key % BLOCK, mask=key < EP * BLOCK)
     i = c + j  # table entry i: expert ex = #experts with tile_end <= i (expert -1 = none), first row, end row

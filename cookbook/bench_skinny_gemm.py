@@ -1,7 +1,9 @@
 """Experiment (benchmark, not a test): a Triton skinny GEMM against cuBLAS for the dense projections of
 gpt-oss-20b at decode (QKV, O, router; 24 layers in one CUDA graph), and add_rmsnorm with R partial rows by
 num_warps. Run on the H200 on 2026-11-30 at c9b9bf8: cuBLAS won (docs/optimizations.md,
-docs/runs/proto_linear_c9b9bf8.json), so the engine keeps F.linear.
+docs/runs/proto_linear_c9b9bf8.json). This prototype reduces its splits with a torch sum; the engine's later
+split-K linear (kernels._linear_kernel, fourth session) lets add_rmsnorm sum them and beats cuBLAS for the O
+projection up to 16 tokens (cookbook/dense_variants/gemv_splitk.py).
 
     python cookbook/bench_skinny_gemm.py                       # GPU
     TRITON_INTERPRET=1 python cookbook/bench_skinny_gemm.py    # CPU: correctness of the kernel only
@@ -9,7 +11,6 @@ docs/runs/proto_linear_c9b9bf8.json), so the engine keeps F.linear.
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -18,6 +19,7 @@ import triton.language as tl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import kernels as KK  # noqa: E402
+from common import graph_us  # noqa: E402
 
 CPU = os.environ.get("TRITON_INTERPRET") == "1"
 dev = "cpu" if CPU else "cuda"
@@ -64,26 +66,7 @@ def graph_time(fn, reps=20):
     if CPU:
         fn()
         return 0.0
-    s = torch.cuda.Stream()
-    with torch.cuda.stream(s):
-        fn()
-        fn()
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        fn()
-    g.replay()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(reps):
-            g.replay()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) / reps * 1e3)
-    return sorted(ts)[2]
+    return graph_us([fn], reps)
 
 
 def main():

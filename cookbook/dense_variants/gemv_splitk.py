@@ -24,16 +24,12 @@ from common import graph_us  # noqa: E402
 from model import ops  # noqa: E402
 
 
-def linear_splitk(x, w, b, splits, block_n=64, block_k=128, stages=4):
-    return ops.linear_partials(x, w, b, splits, block_n, block_k, stages=stages)  # [T, S, N]
-
-
 def check(device):
     """Against x @ w^T + b in float64, odd shapes; then through add_rmsnorm as the engine would use it."""
     torch.manual_seed(0)
     for T, N, K, S in [(1, 100, 300, 3), (5, 64, 256, 2), (17, 90, 130, 4), (3, 200, 64, 1)]:
         x, w, b = torch.randn(T, K, device=device), torch.randn(N, K, device=device), torch.randn(N, device=device)
-        y = linear_splitk(x, w, b, S)
+        y = ops.linear_partials(x, w, b, S, 64, 128, stages=4)  # [T, S, N]
         ref = (x.double() @ w.double().T + b.double()).float()
         err = ((y.sum(1) - ref).norm() / ref.norm()).item()
         h = torch.randn(T, N, device=device)
@@ -55,7 +51,7 @@ def bench(layers=24):
             res = []
             for splits, bn, bk, stages in itertools.product([1, 2, 4, 8], [32, 64, 128], [64, 128], [3, 4]):
                 try:
-                    t = graph_us([lambda w=w: linear_splitk(x, w, b, splits, bn, bk, stages) for w in ws])
+                    t = graph_us([lambda w=w: ops.linear_partials(x, w, b, splits, bn, bk, stages=stages) for w in ws])
                 except Exception as e:  # a config that does not fit
                     print(f"  {name} T={T} S={splits} BN={bn} BK={bk} st={stages}: {type(e).__name__}")
                     continue
