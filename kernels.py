@@ -80,8 +80,7 @@ def _attend(q, k, v, m, l, acc, qpos, j, valid, WINDOW: tl.constexpr, PREC: tl.c
         ok = ok & (j[None, :] > qpos[:, None] - WINDOW)
     s = tl.where(ok, s, float("-inf"))
     m_new = tl.maximum(m, tl.max(s, axis=1))
-    p = tl.exp2(s - m_new[:, None])
-    alpha = tl.exp2(m - m_new)
+    p, alpha = tl.exp2(s - m_new[:, None]), tl.exp2(m - m_new)
     acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PREC)
     return m_new, l * alpha + tl.sum(p, axis=1), acc
 
@@ -170,13 +169,12 @@ def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, 
 # MXFP4 MoE. Routing: the router GEMV (_linear_kernel), top-k of its logits and softmax over those k; the pairs
 # grouped by expert in tiles of BLOCK_M rows. The tile table has a fixed length: the MoE is CUDA-graph safe.
 @triton.jit
-def _topk_kernel(part_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.constexpr,
-                 EP: tl.constexpr, SP: tl.constexpr):  # one program per token
+def _topk_kernel(part_ptr, ids_ptr, w_ptr, order_ptr, table_ptr, stride_tt, E, S, TOPK: tl.constexpr, KP: tl.constexpr,
+                 EP: tl.constexpr, SP: tl.constexpr, TABLE: tl.constexpr):  # one program per token
     _pdl()
-    t, e, kk = tl.program_id(0).to(tl.int64), tl.arange(0, EP), tl.arange(0, KP)
-    s = tl.arange(0, SP)[:, None]  # all S partials in one load; a fixed-shape sum, whatever the batch holds
+    t, e, kk, s = tl.program_id(0).to(tl.int64), tl.arange(0, EP), tl.arange(0, KP), tl.arange(0, SP)[:, None]
     part = tl.load(part_ptr + (t * S + s) * EP + e[None, :], mask=(s < S) & (e < E)[None, :], other=0.0)  # [SP, EP]
-    lg = tl.where(e < E, tl.sum(part, axis=0), float("-inf"))  # fp32 logits, the bias came in split 0
+    lg = tl.where(e < E, tl.sum(part, axis=0), float("-inf"))  # fp32 logits (bias in split 0): one fixed-order sum
     ids, vals = tl.zeros([KP], tl.int32), tl.full([KP], float("-inf"), tl.float32)
     for k in tl.static_range(TOPK):  # k-th largest; ties go to the lower expert id
         m = tl.max(lg, axis=0)
@@ -186,6 +184,11 @@ def _topk_kernel(part_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.cons
     p = tl.exp(vals - tl.max(vals, axis=0))  # softmax over the k chosen logits only
     tl.store(ids_ptr + t * TOPK + kk, ids, mask=kk < TOPK)
     tl.store(w_ptr + t * TOPK + kk, p / tl.sum(p, axis=0), mask=kk < TOPK)
+    if TABLE:  # a single token's k experts are distinct: tile k is expert ids[k], pair k alone (no table launch)
+        tl.store(order_ptr + kk, kk, mask=kk < TOPK)
+        tl.store(table_ptr + kk, ids, mask=kk < TOPK)
+        r = tl.arange(0, 2)[None, :]  # rows 1 and 2 of the table: first pair k, end k + 1
+        tl.store(table_ptr + (1 + r) * stride_tt + kk[:, None], kk[:, None] + r, mask=(kk < TOPK)[:, None])
 
 
 # Program c places pairs and writes table entries [c, c + BLOCK): it counts all pairs per expert (histograms), sorts
@@ -195,20 +198,19 @@ def _topk_kernel(part_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.cons
 def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.constexpr,
                   BLOCK_M: tl.constexpr, BLOCK: tl.constexpr):
     _pdl()
-    c, j = tl.program_id(0) * BLOCK, tl.arange(0, BLOCK)
+    c, j, i = tl.program_id(0) * BLOCK, tl.arange(0, BLOCK), tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     counts, before, hm = tl.zeros([EP], tl.int32), tl.zeros([EP], tl.int32), tl.zeros([EP], tl.int32)
     for q0 in range(0, A, BLOCK):  # hm: this block's own histogram
         h = tl.histogram(tl.load(ids_ptr + q0 + j, mask=q0 + j < A, other=0), EP, mask=q0 + j < A)  # [EP]
         counts, before, hm = counts + h, before + tl.where(q0 < c, h, 0), hm + tl.where(q0 == c, h, 0)
     tiles = (counts + BLOCK_M - 1) // BLOCK_M
     tile_end, start = tl.cumsum(tiles, axis=0), tl.cumsum(counts, axis=0) - counts
-    mine = tl.load(ids_ptr + c + j, mask=c + j < A, other=EP)  # [B]
+    mine = tl.load(ids_ptr + i, mask=i < A, other=EP)  # [B]
     key = tl.sort(mine * BLOCK + j)  # by expert, then pair: the pair order within an expert is kept
     row = tl.gather(start + before - tl.cumsum(hm, axis=0) + hm, tl.minimum(key // BLOCK, EP - 1), 0) + j
     tl.store(order_ptr + row, c + key % BLOCK, mask=key < EP * BLOCK)
-    i = c + j  # table entry i: expert ex = #experts with tile_end <= i (expert -1 = none), first row, end row
     ex = tl.cumsum(tl.histogram(tl.maximum(tile_end - c, 0), BLOCK, mask=tile_end < c + BLOCK), axis=0)
-    exc = tl.minimum(ex, EP - 1)
+    exc = tl.minimum(ex, EP - 1)  # table entry i: expert ex = #experts with tile_end <= i (-1: none), rows
     row0 = tl.gather(start, exc, 0) + (i - tl.gather(tile_end - tiles, exc, 0)) * BLOCK_M
     tl.store(table_ptr + i, tl.where(i < tl.sum(tiles, axis=0), ex, -1), mask=i < n_tiles)
     tl.store(table_ptr + stride_tt + i, row0, mask=i < n_tiles)
@@ -318,8 +320,7 @@ def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, 
             x = key + v.to(tl.uint32) * 0xC2B2AE3D  # murmur3 finalizer: uniform 32-bit noise per token
             x = (x ^ (x >> 16)) * 0x85EBCA6B
             x = (x ^ (x >> 13)) * 0xC2B2AE35
-            x ^= x >> 16
-            u = ((x >> 8).to(tl.float32) + 0.5) * (1.0 / 16777216.0)  # (0, 1)
+            u = (((x ^ (x >> 16)) >> 8).to(tl.float32) + 0.5) * (1.0 / 16777216.0)  # (0, 1)
             z = tl.where((z >= floor) & (v < V), z / temp - tl.log(-tl.log(u)), float("-inf"))
         take = z > best
         best, best_i = tl.where(take, z, best), tl.where(take, v, best_i)

@@ -122,12 +122,14 @@ def moe_route(x, wr, br, top_k, block_m):
     # top-k sums a token's S partials in one [SP, EP] load (a loop over S was a 23-load chain: 4 us per layer)
     S = triton.cdiv(H, 128)
     part = linear_partials(x, wr, br, S, EP, 128, EP, block_t=16)  # [T, S, EP] partial logits
-    K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
-                         SP=triton.next_power_of_2(S), launch_pdl=True)
-    # all pairs of a decode step (up to 256 sequences) in one program: one sort, no loop-carried load chain
-    block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
-    K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP, BLOCK_M=block_m,
-                                              BLOCK=block, launch_pdl=True)
+    # one token (batch-1 decode): top-k writes the table too, one launch fewer (1.5 us per layer at 4321f34)
+    K._topk_kernel[(T,)](part, ids, w, order, table, table.stride(0), E, S, TOPK=top_k,
+                         KP=triton.next_power_of_2(top_k), EP=EP, SP=triton.next_power_of_2(S), TABLE=T == 1,
+                         launch_pdl=True)
+    if T > 1:  # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
+        block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
+        K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
+                                                  BLOCK_M=block_m, BLOCK=block, launch_pdl=True)
     return table, order, w
 
 

@@ -37,8 +37,9 @@ CASES = {
                                         NH=64, D=64, SPLITS=16)),
     "router": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=128, BLOCK_K=128, SPLITS=23, PREC="tf32")),
     "o_proj": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=64, BLOCK_K=64, SPLITS=8, PREC="tf32")),
-    "topk": (K._topk_kernel, *sig("part_ptr:*fp32 ids_ptr:*i32 w_ptr:*fp32 E:i32 S:i32",
-                                  TOPK=4, KP=4, EP=128, SP=32)),
+    "topk": (K._topk_kernel, *sig("part_ptr:*fp32 ids_ptr:*i32 w_ptr:*fp32 order_ptr:*i32 table_ptr:*i32 "
+                                  "stride_tt:i32 E:i32 S:i32", TOPK=4, KP=4, EP=128, SP=32,
+                                  TABLE=True)),
     "sample": (K._sample_kernel, *sig("logit_ptr:*fp32 out_ptr:*i64 temp_ptr:*fp32 floor_ptr:*fp32 seed_ptr:*i64 "
                                       "step_ptr:*i64 V:i32 stride_lb:i32", BLOCK_V=4096)),
     "tiles": (K._tiles_kernel, *sig(TILES, EP=128, BLOCK_M=16, BLOCK=16)),
