@@ -1,7 +1,7 @@
 """Micro-benchmarks for the small ops of a decode step (benchmark, not a test): add_rmsnorm at 4-32 warps,
 the call forms of the dense projections (F.linear, W @ x^T, mv, addmv), lm_head with fp32 output from cuBLAS
-against .float() after bf16, and greedy sampling. Each is timed per call inside a CUDA graph of 24 calls
-over distinct buffers (so weights do not sit in L2), median of 5.
+against .float() after bf16, greedy sampling, and the sample kernel's strip width against torch.argmax. Each is
+timed per call inside a CUDA graph of 24 calls over distinct buffers (so weights do not sit in L2), median of 5.
 
     python cookbook/bench_small_ops.py docs/runs/micro_small_ops.json
 """
@@ -63,10 +63,29 @@ def lm_head_and_sampling(res):
               f"greedy sample {t_s:.1f} us")
 
 
+
+def greedy_strips(res):
+    """The sample kernel's strip width and warps against torch.argmax, greedy, over 8 distinct logit buffers."""
+    for B in (1, 8, 64):
+        ls, out = [torch.randn(B, V, device=DEV) for _ in range(8)], torch.empty(B, device=DEV, dtype=torch.int64)
+        z, floor = torch.zeros(B, device=DEV, dtype=torch.int64), torch.full((B,), float("-inf"), device=DEV)
+        temp = torch.zeros(B, device=DEV)
+        for bv, nw in ((4096, 4), (8192, 8), (16384, 16)):
+            run = lambda lg, bv=bv, nw=nw: K._sample_kernel[(B,)](lg, out, temp, floor, z, z, V, lg.stride(0),
+                                                                  BLOCK_V=bv, num_warps=nw)
+            run(ls[0])
+            assert torch.equal(out, ls[0].argmax(-1)), (B, bv, nw)
+            res[f"sample B={B} BLOCK_V={bv} warps={nw}"] = graph_us([lambda lg=lg: run(lg) for lg in ls])
+        res[f"argmax B={B}"] = graph_us([lambda lg=lg: torch.argmax(lg, -1) for lg in ls])
+        row = " ".join(f"{k.split(' ', 2)[2]} {v:.2f}" for k, v in res.items() if k.startswith(f"sample B={B} "))
+        print(f"greedy B={B:2d}: {row}; argmax {res[f'argmax B={B}']:.2f} us")
+
+
 if __name__ == "__main__":
     res = {}
     add_rmsnorm_warps(res)
     projections(res)
     lm_head_and_sampling(res)
+    greedy_strips(res)
     if len(sys.argv) > 1:
         Path(sys.argv[1]).write_text(json.dumps(res, indent=1))

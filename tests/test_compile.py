@@ -41,7 +41,7 @@ CASES = {
                                   "stride_tt:i32 E:i32 S:i32", TOPK=4, KP=4, EP=128, SP=32,
                                   TABLE=True)),
     "sample": (K._sample_kernel, *sig("logit_ptr:*fp32 out_ptr:*i64 temp_ptr:*fp32 floor_ptr:*fp32 seed_ptr:*i64 "
-                                      "step_ptr:*i64 V:i32 stride_lb:i32", BLOCK_V=4096)),
+                                      "step_ptr:*i64 V:i32 stride_lb:i32", BLOCK_V=8192)),
     "tiles": (K._tiles_kernel, *sig(TILES, EP=128, BLOCK_M=16, BLOCK=16)),
     "tiles_256": (K._tiles_kernel, *sig(TILES, EP=128, BLOCK_M=64, BLOCK=256)),
 }
@@ -60,7 +60,7 @@ for name, gate_up, bm, splits in [("moe_True_16", True, 16, 1), ("moe_True_16_sp
                                        BLOCK_N=128, SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
 
 
-WARPS = {"add_rmsnorm": 32}  # as model/ops.py launches them where not the default 4 warps, 3 stages
+WARPS = {"add_rmsnorm": 32, "sample": 8}  # as model/ops.py launches them where not the default 4 warps, 3 stages
 STAGES = {"router": 1, "o_proj": 4}
 
 
