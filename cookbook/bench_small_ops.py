@@ -63,7 +63,6 @@ def lm_head_and_sampling(res):
               f"greedy sample {t_s:.1f} us")
 
 
-
 def greedy_strips(res):
     """The sample kernel's strip width and warps against torch.argmax, greedy, over 8 distinct logit buffers."""
     for B in (1, 8, 64):
