@@ -540,7 +540,7 @@ class LLM:
             self._last_batch = key
         if graph is not None:
             graph.replay()
-            nxt, logits = self.static["next"], self.graph_logits[(Bp, sampling)]
+            nxt, logits = self.static["ids"], self.graph_logits[(Bp, sampling)]
         else:
             nxt, logits = self._decode_body(Bp, sampling)
         (host, done), self._host = self._host[0], self._host[::-1]  # two pinned buffers: one filling, one read
@@ -576,21 +576,19 @@ class LLM:
     def _decode_body(self, B, sampling):
         """Decode step on the static buffers: graph-capturable, no host sync. Samples, then writes the next
         ids, positions and steps in place, so an unchanged batch replays again without host input."""
-        g, dev, S = self.static, self.device, self.max_slots
+        g, S = self.static, self.max_slots
         ids, pos, slots, temp = g["ids"][:B], g["pos"][:B], g["slots"][:B], g["temp"][:B]
         table = self.tables[slots.long()]  # [B, W]
-        ar = torch.arange(B + 1, device=dev, dtype=torch.int32)
         full_rows = table.gather(1, (pos // self.page)[:, None].long())[:, 0] * self.page + pos % self.page
-        inp = StepInputs(ids, pos, ar, pos, table, slots[:, None].expand(B, table.shape[1]), full_rows,
-                         slots * RING + pos % RING, ar[:B].long(), 1, splits=self._splits(B))
+        inp = StepInputs(ids, pos, g["ar"][:B + 1], pos, table, slots[:, None].expand(B, table.shape[1]), full_rows,
+                         slots * RING + pos % RING, slice(None), 1, splits=self._splits(B))  # every row's logits
         logits = self.model.forward(inp, self.kv)  # [B, V]
         floor = ops.sampling_floor(logits, temp, g["top_k"][:B], g["top_p"][:B], g["min_p"][:B]) if sampling else None
         nxt = ops.sample(logits, temp, g["seed"][:B], g["step"][:B], floor)  # [B]
-        g["next"][:B] = nxt
-        ids.copy_(nxt)
-        pos.copy_(torch.where(slots == S, pos, pos + 1))  # padding rows stay at position 0
+        ids.copy_(nxt)  # the host reads the next tokens from here
+        pos += slots < S  # padding rows stay at position 0
         g["step"][:B] += 1
-        return nxt, logits
+        return ids, logits
 
     def _splits(self, B):
         """KV splits for full-attention decode: enough programs to fill 132 SMs at small batch. The
@@ -600,9 +598,10 @@ class LLM:
     def _static_buffers(self):
         S, dev = self.max_slots, self.device
         z = lambda dt, fill=0: torch.full((S,), fill, dtype=dt, device=dev)
-        self.static = dict(ids=z(torch.int64), pos=z(torch.int32), slots=z(torch.int32, S), next=z(torch.int64),
+        self.static = dict(ids=z(torch.int64), pos=z(torch.int32), slots=z(torch.int32, S),
                            temp=z(torch.float32), top_k=z(torch.int32), top_p=z(torch.float32, 1.0),
-                           min_p=z(torch.float32), seed=z(torch.int64), step=z(torch.int64))
+                           min_p=z(torch.float32), seed=z(torch.int64), step=z(torch.int64),
+                           ar=torch.arange(S + 1, dtype=torch.int32, device=dev))  # decode's cu_seqlens
         self.buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, S + 1, 32)) if b <= S} | {S})
         self._last_batch, self._pending = None, None
         cuda = dev.type == "cuda"  # each buffer with the event its copy records, reused every other step

@@ -23,7 +23,7 @@ class StepInputs:
     ring_table: torch.Tensor  # [B, W] with page stride 0: the sequence's slot in the 128-row rings
     full_rows: torch.Tensor  # [T] cache row of each token in the paged cache
     ring_rows: torch.Tensor  # [T] ring row of each token, -1 where a later token of the chunk takes it
-    logit_rows: torch.Tensor  # [R] rows of the step whose next token is wanted
+    logit_rows: torch.Tensor | slice  # [R] rows of the step whose next token is wanted (decode: all)
     max_q: int  # most new tokens of one sequence (1 = decode)
     splits: int = 1  # KV splits for decode attention over long contexts
 
