@@ -83,6 +83,6 @@ if __name__ == "__main__":
         print("  ", loop.most_common(12))
     else:
         for name, (fn, signature, consts) in TC.CASES.items():
-            text, _ = sass(fn, signature, consts, 4, 3 if name.startswith("moe") else 1)
+            text, _ = sass(fn, signature, consts, TC.WARPS.get(name, 4), TC.STAGES.get(name, 3))  # as launched
             ops = collections.Counter(op for _, op in instructions(text) if op)
             print(f"{name:14s} {sum(ops.values()):6d} instructions, {ops['STL']} spill stores, {ops['LDL']} loads")
