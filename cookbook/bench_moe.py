@@ -45,13 +45,17 @@ def main():
     ap.add_argument("--down-splits", nargs="+", type=int, help="time the down projection at these K splits "
                     "(engine tile config) instead of the tile sweep")
     ap.add_argument("--up-splits", nargs="+", type=int, help="time the gate_up at these K splits (engine tiles)")
+    ap.add_argument("--tiles", nargs="+", help="(BLOCK_N,warps,stages) configs to sweep, e.g. 128,4,3 256,4,3 "
+                    "(default: 64/128 x 4/8 warps x 3/4/6 stages); with --up/down-splits, the first one")
     ap.add_argument("--out", help="JSON lines: every config's gate_up and down time at every token count")
     a = ap.parse_args()
     E, H, I, TOPK, dev = a.experts, 2880, 2880, 4, "cuda"
     layers = make_layers(E, H, I)
     b1, b2 = torch.randn(E, 2 * I, device=dev), torch.randn(E, H, device=dev)
     wr, br = torch.randn(E, H, device=dev, dtype=torch.bfloat16), torch.randn(E, device=dev, dtype=torch.bfloat16)
-    configs = list(itertools.product([64, 128], [4, 8], [3, 4, 6]))
+    configs = [tuple(map(int, t.split(","))) for t in a.tiles] if a.tiles else \
+        list(itertools.product([64, 128], [4, 8], [3, 4, 6]))
+    tiles = configs[0] if a.tiles else None  # for the split timings
     for T in a.tokens:
         x = torch.randn(T, H, device=dev, dtype=torch.bfloat16)
         block_m = 16 if T * TOPK <= 16 * E else 64
@@ -66,7 +70,7 @@ def main():
         if a.up_splits:
             up = K.k_splits(table.shape[1] * triton.cdiv(2 * I, 128), x.device, 4)
             times = [graph_us(lambda l: K._moe_gemm(x, *layers[l][0], b1, act, table, order, rw, TOPK, True, 7.0,
-                                                    block_m, 2 * I, splits=sp)) for sp in a.up_splits]
+                                                    block_m, 2 * I, tiles, splits=sp)) for sp in a.up_splits]
             print(f"T={T}: {experts} experts, engine gate_up split {up}; gate_up us at splits {a.up_splits}: "
                   + " ".join(f"{t:.1f}" for t in times), flush=True)
         if a.down_splits:
@@ -74,7 +78,7 @@ def main():
             for sp in a.down_splits:
                 o = torch.empty(T * TOPK * sp, H, device=dev)
                 times.append(graph_us(lambda l: K._moe_gemm(act, *layers[l][1], b2, o, table, order, rw, TOPK, False,
-                                                            7.0, block_m, H, splits=sp)))
+                                                            7.0, block_m, H, tiles, splits=sp)))
             print(f"T={T}: {experts} experts, engine split {splits}; down us at splits {a.down_splits}: "
                   + " ".join(f"{t:.1f}" for t in times), flush=True)
         if a.up_splits or a.down_splits:
