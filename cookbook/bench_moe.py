@@ -5,6 +5,7 @@ to, achieved GB/s. The winner is hard-coded in model/ops._moe_gemm.
     python cookbook/bench_moe.py --tokens 1 64 --experts 32
     python cookbook/bench_moe.py --tokens 1 2 4 8 --up-splits 1 2 3 4     # gate_up K splits (engine tiles)
     python cookbook/bench_moe.py --tokens 1 2 4 8 16 32 64 128 --down-splits 1 2 3 4 6 8
+    python cookbook/bench_moe.py --tokens 64 256 --tiles 128,4,3 256,4,3 --block-m 32   # other tiles, tile rows
 """
 import argparse
 import itertools
@@ -47,6 +48,7 @@ def main():
     ap.add_argument("--up-splits", nargs="+", type=int, help="time the gate_up at these K splits (engine tiles)")
     ap.add_argument("--tiles", nargs="+", help="(BLOCK_N,warps,stages) configs to sweep, e.g. 128,4,3 256,4,3 "
                     "(default: 64/128 x 4/8 warps x 3/4/6 stages); with --up/down-splits, the first one")
+    ap.add_argument("--block-m", type=int, help="rows per tile (default: the engine's 16 or 64)")
     ap.add_argument("--out", help="JSON lines: every config's gate_up and down time at every token count")
     a = ap.parse_args()
     E, H, I, TOPK, dev = a.experts, 2880, 2880, 4, "cuda"
@@ -58,7 +60,7 @@ def main():
     tiles = configs[0] if a.tiles else None  # for the split timings
     for T in a.tokens:
         x = torch.randn(T, H, device=dev, dtype=torch.bfloat16)
-        block_m = 16 if T * TOPK <= 16 * E else 64
+        block_m = a.block_m or (16 if T * TOPK <= 16 * E else 64)
         table, order, rw = K.moe_route(x, wr, br, TOPK, block_m)
         experts = len(set(table[0].tolist()) - {-1})
         (w1, s1), (w2, s2) = layers[0]
@@ -97,8 +99,9 @@ def main():
             res.append((t1 + t2, t1, t2, cfg))
             if a.out:
                 with open(a.out, "a") as f:
-                    f.write(json.dumps(dict(E=E, T=T, experts=experts, splits=splits, cfg=cfg, gate_up_us=t1,
-                                            down_us=t2, gate_up_bytes=nbytes1, down_bytes=nbytes2)) + "\n")
+                    f.write(json.dumps(dict(E=E, T=T, block_m=block_m, experts=experts, splits=splits, cfg=cfg,
+                                            gate_up_us=t1, down_us=t2, gate_up_bytes=nbytes1,
+                                            down_bytes=nbytes2)) + "\n")
         res.sort()
         print(f"== E={E} T={T}: {experts} experts touched, down split {splits}; gate_up {nbytes1 / 1e6:.1f} MB, "
               f"down {nbytes2 / 1e6:.1f} MB")
