@@ -140,9 +140,11 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     assert s.dtype == torch.uint8 and w.is_contiguous() and s.is_contiguous() and NB * 64 >= n
     assert triton.cdiv(x.shape[1], 64) == KT and x.stride(1) == 1 and bias.shape == (E, n) and bias.stride(1) == 1
     # (BLOCK_N, warps, stages) from cookbook/bench_moe.py on the H200 (2026-11-29, again 11-30 with 1-64 tokens):
-    # (128, 4, 3) is the best or within 5% of it up to 8 tokens, (256, 4, 3) from 16 (moe() picks); 2 stages or
-    # 8 warps lose 20-60% at 256 columns
-    block_n, warps, stages = tiles or (128, 4, 3)
+    # (128, 4, 3) is the best or within 5% of it below 64 pairs. From 64 pairs 256 columns: a program's x tile and
+    # scales serve twice the weights (5.4 instead of 6.7 instructions per weight byte, cookbook/sass_count.py)
+    # where the loop is bound by issue; below, 128 keeps twice the programs (bench_moe.py --tiles, 20b: 16 tokens
+    # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 256 columns
+    block_n, warps, stages = tiles or ((256, 4, 3) if order.shape[0] >= 64 else (128, 4, 3))
     grid = (table.shape[1], triton.cdiv(n, block_n), splits)
     # split gate_up: fp32 partials per (tile, block, split), and per (tile, block) a count that starts at zero
     # and that the last split to arrive sets back to zero (placeholders otherwise)
@@ -192,12 +194,9 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, 2)
     splits = down_splits(n_tiles, H, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
-    # 256-column blocks from 64 pairs: a program's x tile and scales serve twice the weights (5.4 instead of 6.7
-    # instructions per weight byte, cookbook/sass_count.py) where the loop is bound by issue; fewer pairs keep 128
-    # for twice the programs (bench_moe.py --tiles, H200, 20b: 16 tokens 152.9 -> 143.3 us, 8: 114.9 -> 121.0)
-    tiles = (256, 4, 3) if T * top_k >= 64 else None
-    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, tiles, up_splits, counters)
-    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, tiles, splits)
+    _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
+              counters=counters)
+    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, splits=splits)
     return out.view(T, top_k * splits, H)
 
 
