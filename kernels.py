@@ -11,9 +11,10 @@ INTERPRET = tl.constexpr(triton.knobs.runtime.interpret)
 
 # Programmatic dependent launch (sm_90; ops.py passes launch_pdl=True): a kernel starts while the one before it drains,
 # waits here for its writes, then lets the next start: 20b b1 432.6 -> 442.1 tok/s. The interpreter runs no inline asm.
+# So the kernel two launches back has finished: loads above the wait may read what it or anything before it wrote.
 @triton.jit
-def _pdl():
-    if not INTERPRET:
+def _pdl(ON: tl.constexpr = True):
+    if ON and not INTERPRET:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
 
@@ -23,15 +24,16 @@ def _pdl():
 @triton.jit
 def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stride_dr, stride_ot, N, eps,
                         R: tl.constexpr, HAS_DELTA: tl.constexpr, BLOCK_N: tl.constexpr):
-    _pdl()
     row, cols, mask = tl.program_id(0).to(tl.int64), tl.arange(0, BLOCK_N), tl.arange(0, BLOCK_N) < N
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)  # a weight: read before the wait, off the chain
+    _pdl()
     h = tl.load(h_ptr + row * stride_ht + cols, mask=mask, other=0.0).to(tl.float32)
     if HAS_DELTA:
         for r in tl.static_range(R):  # fixed order: the same sum whatever the batch holds
             h += tl.load(d_ptr + row * stride_dt + r * stride_dr + cols, mask=mask, other=0.0).to(tl.float32)
         tl.store(h_ptr + row * stride_ht + cols, h.to(h_ptr.dtype.element_ty), mask=mask)
         h = h.to(h_ptr.dtype.element_ty).to(tl.float32)  # normalize what the residual stream holds
-    var, w = tl.sum(h * h, axis=0) / N, tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    var = tl.sum(h * h, axis=0) / N
     tl.store(out_ptr + row * stride_ot + cols, (h * tl.rsqrt(var + eps) * w).to(out_ptr.dtype.element_ty), mask=mask)
 
 
@@ -42,24 +44,24 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
 def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, stride_qt, stride_cp, stride_cr,
                     NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, HEADS: tl.constexpr,
                     BLOCK_T: tl.constexpr, ROTATE: tl.constexpr, WRITE: tl.constexpr):
-    _pdl()
     r = tl.arange(0, BLOCK_T * HEADS)  # rows = (token, head): q heads then k heads
     t = (tl.program_id(0) * BLOCK_T + r // HEADS).to(tl.int64)[:, None]
     hd, i = (r % HEADS)[:, None], tl.arange(0, D // 2)[None, :]
-    hmask = (hd < NH + NKV) & (t < T)
-    base = qkv_ptr + t * stride_qt + hd * D + i
+    hmask, base = (hd < NH + NKV) & (t < T), qkv_ptr + t * stride_qt + hd * D + i
+    if ROTATE:  # positions and cache rows are written before the first layer: read before the wait, off the chain
+        cs = cs_ptr + tl.load(pos_ptr + t, mask=t < T, other=0) * stride_cp + i
+        cos, sin = tl.load(cs), tl.load(cs + D // 2)
+    if WRITE:
+        slot = tl.load(slot_ptr + t, mask=t < T, other=-1).to(tl.int64)
+    _pdl()
     x1 = tl.load(base, mask=hmask, other=0.0).to(tl.float32)
     x2 = tl.load(base + D // 2, mask=hmask, other=0.0).to(tl.float32)
     if ROTATE:
-        cs = cs_ptr + tl.load(pos_ptr + t, mask=t < T, other=0) * stride_cp + i
-        cos, sin = tl.load(cs), tl.load(cs + D // 2)
         x1, x2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
         tl.store(base, x1.to(qkv_ptr.dtype.element_ty), mask=hmask)
         tl.store(base + D // 2, x2.to(qkv_ptr.dtype.element_ty), mask=hmask)
     if WRITE:  # k from the rows above, v straight from qkv (heads NH + NKV ..)
-        slot = tl.load(slot_ptr + t, mask=t < T, other=-1).to(tl.int64)
-        kmask = hmask & (hd >= NH) & (slot >= 0)
-        dst = slot * stride_cr + (hd - NH) * D + i
+        kmask, dst = hmask & (hd >= NH) & (slot >= 0), slot * stride_cr + (hd - NH) * D + i
         tl.store(kc_ptr + dst, x1.to(kc_ptr.dtype.element_ty), mask=kmask)
         tl.store(kc_ptr + dst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=kmask)
         tl.store(vc_ptr + dst, tl.load(base + NKV * D, mask=kmask), mask=kmask)
@@ -75,9 +77,7 @@ def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, strid
 @triton.jit
 def _attend(q, k, v, m, l, acc, qpos, j, valid, WINDOW: tl.constexpr, PREC: tl.constexpr):
     s = tl.dot(q, tl.trans(k), input_precision=PREC)  # [M, BLOCK_N], log2 units
-    ok = valid[None, :] & (j[None, :] <= qpos[:, None])
-    if WINDOW > 0:
-        ok = ok & (j[None, :] > qpos[:, None] - WINDOW)
+    ok = valid[None, :] & (j[None, :] <= qpos[:, None]) & ((WINDOW == 0) | (j[None, :] > qpos[:, None] - WINDOW))
     s = tl.where(ok, s, float("-inf"))
     m_new = tl.maximum(m, tl.max(s, axis=1))
     p, alpha = tl.exp2(s - m_new[:, None]), tl.exp2(m - m_new)
@@ -91,7 +91,6 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
                       NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, G: tl.constexpr,
                       WINDOW: tl.constexpr, PAGE: tl.constexpr, SPLITS: tl.constexpr,
                       BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, PREC: tl.constexpr):
-    _pdl()
     b, qb, kvh, split = tl.program_id(0), tl.program_id(1), tl.program_id(2) % NKV, tl.program_id(2) // NKV
     q0, start = tl.load(cu_ptr + b), tl.load(start_ptr + b)  # start: tokens already cached for this sequence
     q_len = tl.load(cu_ptr + b + 1) - q0
@@ -101,9 +100,10 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
     t, hq = qb * BLOCK_T + r // G, kvh * G + r % G  # token within the chunk, query head
     row_ok, qpos = t < q_len, start + t
     d, tok = tl.arange(0, D)[None, :], (q0 + t).to(tl.int64)[:, None]
+    m = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634
+    _pdl()  # the sequence's offsets, cached length and the sinks above were written before this layer
     q = tl.load(qkv_ptr + tok * stride_qt + hq[:, None] * D + d, mask=row_ok[:, None], other=0.0)
     q = (q.to(tl.float32) * (sm_scale * 1.4426950408889634)).to(q.dtype)  # [M, D]
-    m = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634
     l, acc = tl.full([BLOCK_T * G], 1.0, tl.float32), tl.zeros([BLOCK_T * G, D], tl.float32)
     hi = start + tl.minimum(q_len, (qb + 1) * BLOCK_T)  # one past the last query position
     lo = tl.maximum(start + qb * BLOCK_T - WINDOW + 1, 0) if WINDOW > 0 else 0
@@ -124,10 +124,8 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
         v = tl.load(qkv_ptr + row + (NH + NKV) * D, mask=jm[:, None], other=0.0)
         m, l, acc = _attend(q, k, v, m, l, acc, qpos, j, jm, WINDOW, PREC)
     o = out_ptr + split * stride_os + tok * stride_ot + hq[:, None] * D + d
-    if SPLITS == 1:
-        tl.store(o, (acc / l[:, None]).to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
-    else:  # unnormalized partials; every split counted the sink once, the combine removes S - 1 of them
-        tl.store(o, acc, mask=row_ok[:, None])
+    tl.store(o, (acc / l[:, None] if SPLITS == 1 else acc).to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
+    if SPLITS > 1:  # fp32 unnormalized partials; every split counted the sink once, the combine removes S - 1 of them
         ml = ml_ptr + (split * (stride_os // D) + (q0 + t).to(tl.int64) * NH + hq) * 2
         tl.store(ml[:, None] + tl.arange(0, 2)[None, :], tl.join(m, l), mask=row_ok[:, None])  # [M, 2]
 
@@ -152,17 +150,17 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
 def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, stride_ot, stride_os,
                    BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPLITS: tl.constexpr,
                    PREC: tl.constexpr):
-    _pdl()
     n, split = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N), tl.program_id(1)
     t, per = tl.program_id(2) * BLOCK_T + tl.arange(0, BLOCK_T), tl.cdiv(tl.cdiv(K, BLOCK_K), SPLITS) * BLOCK_K
+    bias = tl.where(split == 0, tl.load(b_ptr + n, mask=n < N, other=0.0).to(tl.float32), 0.0)  # before the wait
+    _pdl()
     acc = tl.zeros([BLOCK_N, BLOCK_T], tl.float32)
     for k0 in range(split * per, tl.minimum(K, split * per + per), BLOCK_K):  # whole K blocks per split
         k = k0 + tl.arange(0, BLOCK_K)
         w = tl.load(w_ptr + n[:, None] * stride_wn + k[None, :], mask=(n < N)[:, None] & (k < K)[None, :], other=0.0)
         x = tl.load(x_ptr + t[None, :] * stride_xt + k[:, None], mask=(t < T)[None, :] & (k < K)[:, None], other=0.0)
         acc = tl.dot(w, x, acc, input_precision=PREC)  # [BLOCK_N, BLOCK_T]
-    acc += tl.where(split == 0, tl.load(b_ptr + n, mask=n < N, other=0.0).to(tl.float32), 0.0)[:, None]
-    tl.store(out_ptr + t[None, :] * stride_ot + split * stride_os + n[:, None], acc,
+    tl.store(out_ptr + t[None, :] * stride_ot + split * stride_os + n[:, None], acc + bias[:, None],
              mask=(t < T)[None, :] & (n < N)[:, None])
 
 
@@ -248,7 +246,7 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
                 TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLITS: tl.constexpr, DT: tl.constexpr,
                 PREC: tl.constexpr):
-    _pdl()
+    _pdl(GATE_UP)  # the down's inputs but x (table, order, router weights) are two launches old: it waits at its loop
     pid_t, pid_n, split = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     e = tl.load(table_ptr + pid_t)
     if e < 0:
@@ -266,6 +264,10 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     k0, k1 = split * per, tl.minimum(tl.cdiv(K, 64), split * per + per)
     # Triton pipelines no 1-byte loads, so the scales are prefetched one tile ahead by hand
     sc_next = tl.load(s_ptrs + k0 * 128, mask=k0 < k1, other=127).to(tl.int32)  # [BN, 2]
+    row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's B + 127
+    bias = tl.where((split == 0) | GATE_UP, tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1)), 0.0)
+    rw = 0.0 if GATE_UP else tl.load(rw_ptr + pair, mask=rmask, other=0.0)  # epilogue inputs, off its chain
+    _pdl(not GATE_UP)
     acc = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     for kt in range(k0, k1):
         sc = ((sc_next + 14) << 23).to(tl.float32, bitcast=True).to(tl.float16)  # [BN, 2] 2^(s-B-127) * 2^14
@@ -285,8 +287,6 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
         acc = tl.load(part, mask=rmask[None, :], other=0.0, cache_modifier=".cg")
         for i in tl.static_range(1, SPLITS):
             acc += tl.load(part + i * BLOCK_N * BLOCK_M, mask=rmask[None, :], other=0.0, cache_modifier=".cg")
-    row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's B + 127
-    bias = tl.where((split == 0) | GATE_UP, tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1)), 0.0)
     acc = tl.trans(acc * (row_exp << 23).to(tl.float32, bitcast=True)[:, None] + bias[:, None])  # [BM, BN]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
@@ -296,7 +296,7 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
         tl.store(out_ptr + rows[:, None].to(tl.int64) * stride_om + c[None, :], y.to(out_ptr.dtype.element_ty),
                  mask=rmask[:, None] & (c < N // 2)[None, :])
     else:  # weight by the router, scatter to the pair's own row(s): out.view(T, TOPK * SPLITS, H)
-        y = acc * tl.load(rw_ptr + pair, mask=rmask, other=0.0)[:, None]
+        y = acc * rw[:, None]
         tl.store(out_ptr + (pair * SPLITS + split)[:, None] * stride_om + n[None, :], y.to(out_ptr.dtype.element_ty),
                  mask=rmask[:, None] & (n < N)[None, :])
 
