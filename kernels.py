@@ -25,7 +25,7 @@ def _pdl(ON: tl.constexpr = True):
 def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stride_dr, stride_ot, N, eps,
                         R: tl.constexpr, HAS_DELTA: tl.constexpr, BLOCK_N: tl.constexpr):
     row, cols, mask = tl.program_id(0).to(tl.int64), tl.arange(0, BLOCK_N), tl.arange(0, BLOCK_N) < N
-    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)  # a weight: read before the wait, off the chain
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0)  # a weight: read before the wait, used (converted) only at the end
     _pdl()
     h = tl.load(h_ptr + row * stride_ht + cols, mask=mask, other=0.0).to(tl.float32)
     if HAS_DELTA:
@@ -33,8 +33,8 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
             h += tl.load(d_ptr + row * stride_dt + r * stride_dr + cols, mask=mask, other=0.0).to(tl.float32)
         tl.store(h_ptr + row * stride_ht + cols, h.to(h_ptr.dtype.element_ty), mask=mask)
         h = h.to(h_ptr.dtype.element_ty).to(tl.float32)  # normalize what the residual stream holds
-    var = tl.sum(h * h, axis=0) / N
-    tl.store(out_ptr + row * stride_ot + cols, (h * tl.rsqrt(var + eps) * w).to(out_ptr.dtype.element_ty), mask=mask)
+    h = h * tl.rsqrt(tl.sum(h * h, axis=0) / N + eps) * w.to(tl.float32)
+    tl.store(out_ptr + row * stride_ot + cols, h.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 # YaRN RoPE on q and k in place (NeoX halves), and/or the append of k and v to a cache.
@@ -44,23 +44,21 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
 def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, stride_qt, stride_cp, stride_cr,
                     NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, HEADS: tl.constexpr,
                     BLOCK_T: tl.constexpr, ROTATE: tl.constexpr, WRITE: tl.constexpr):
+    _pdl()
     r = tl.arange(0, BLOCK_T * HEADS)  # rows = (token, head): q heads then k heads
     t = (tl.program_id(0) * BLOCK_T + r // HEADS).to(tl.int64)[:, None]
     hd, i = (r % HEADS)[:, None], tl.arange(0, D // 2)[None, :]
     hmask, base = (hd < NH + NKV) & (t < T), qkv_ptr + t * stride_qt + hd * D + i
-    if ROTATE:  # positions and cache rows are written before the first layer: read before the wait, off the chain
-        cs = cs_ptr + tl.load(pos_ptr + t, mask=t < T, other=0) * stride_cp + i
-        cos, sin = tl.load(cs), tl.load(cs + D // 2)
-    if WRITE:
-        slot = tl.load(slot_ptr + t, mask=t < T, other=-1).to(tl.int64)
-    _pdl()
     x1 = tl.load(base, mask=hmask, other=0.0).to(tl.float32)
     x2 = tl.load(base + D // 2, mask=hmask, other=0.0).to(tl.float32)
     if ROTATE:
+        cs = cs_ptr + tl.load(pos_ptr + t, mask=t < T, other=0) * stride_cp + i
+        cos, sin = tl.load(cs), tl.load(cs + D // 2)
         x1, x2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
         tl.store(base, x1.to(qkv_ptr.dtype.element_ty), mask=hmask)
         tl.store(base + D // 2, x2.to(qkv_ptr.dtype.element_ty), mask=hmask)
     if WRITE:  # k from the rows above, v straight from qkv (heads NH + NKV ..)
+        slot = tl.load(slot_ptr + t, mask=t < T, other=-1).to(tl.int64)
         kmask, dst = hmask & (hd >= NH) & (slot >= 0), slot * stride_cr + (hd - NH) * D + i
         tl.store(kc_ptr + dst, x1.to(kc_ptr.dtype.element_ty), mask=kmask)
         tl.store(kc_ptr + dst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=kmask)
@@ -152,7 +150,7 @@ def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, 
                    PREC: tl.constexpr):
     n, split = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N), tl.program_id(1)
     t, per = tl.program_id(2) * BLOCK_T + tl.arange(0, BLOCK_T), tl.cdiv(tl.cdiv(K, BLOCK_K), SPLITS) * BLOCK_K
-    bias = tl.where(split == 0, tl.load(b_ptr + n, mask=n < N, other=0.0).to(tl.float32), 0.0)  # before the wait
+    bias = tl.load(b_ptr + n, mask=(n < N) & (split == 0), other=0.0)  # split 0 adds it; read before the wait
     _pdl()
     acc = tl.zeros([BLOCK_N, BLOCK_T], tl.float32)
     for k0 in range(split * per, tl.minimum(K, split * per + per), BLOCK_K):  # whole K blocks per split
@@ -160,7 +158,7 @@ def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, 
         w = tl.load(w_ptr + n[:, None] * stride_wn + k[None, :], mask=(n < N)[:, None] & (k < K)[None, :], other=0.0)
         x = tl.load(x_ptr + t[None, :] * stride_xt + k[:, None], mask=(t < T)[None, :] & (k < K)[:, None], other=0.0)
         acc = tl.dot(w, x, acc, input_precision=PREC)  # [BLOCK_N, BLOCK_T]
-    tl.store(out_ptr + t[None, :] * stride_ot + split * stride_os + n[:, None], acc + bias[:, None],
+    tl.store(out_ptr + t[None, :] * stride_ot + split * stride_os + n[:, None], acc + bias.to(tl.float32)[:, None],
              mask=(t < T)[None, :] & (n < N)[:, None])
 
 
@@ -264,9 +262,10 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     k0, k1 = split * per, tl.minimum(tl.cdiv(K, 64), split * per + per)
     # Triton pipelines no 1-byte loads, so the scales are prefetched one tile ahead by hand
     sc_next = tl.load(s_ptrs + k0 * 128, mask=k0 < k1, other=127).to(tl.int32)  # [BN, 2]
-    row_exp, _ = tl.split(tl.load(s_ptrs + tl.cdiv(K, 64) * 128).to(tl.int32))  # tile KT: the row's B + 127
-    bias = tl.where((split == 0) | GATE_UP, tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1)), 0.0)
-    rw = 0.0 if GATE_UP else tl.load(rw_ptr + pair, mask=rmask, other=0.0)  # epilogue inputs, off its chain
+    # the epilogue's inputs, loaded here and first used after the loop (an op on them here would wait for DRAM)
+    row_exp = tl.load(s_ptrs + tl.cdiv(K, 64) * 128)  # [BN, 2] uint8, tile KT: the row's B + 127
+    bias = tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1), mask=(split == 0) | GATE_UP, other=0.0)
+    rw = 0.0 if GATE_UP else tl.load(rw_ptr + pair, mask=rmask, other=0.0)
     _pdl(not GATE_UP)
     acc = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     for kt in range(k0, k1):
@@ -287,6 +286,7 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
         acc = tl.load(part, mask=rmask[None, :], other=0.0, cache_modifier=".cg")
         for i in tl.static_range(1, SPLITS):
             acc += tl.load(part + i * BLOCK_N * BLOCK_M, mask=rmask[None, :], other=0.0, cache_modifier=".cg")
+    row_exp, _ = tl.split(row_exp.to(tl.int32))
     acc = tl.trans(acc * (row_exp << 23).to(tl.float32, bitcast=True)[:, None] + bias[:, None])  # [BM, BN]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
         gate, up = tl.split(tl.reshape(acc, [BLOCK_M, BLOCK_N // 2, 2]))
