@@ -199,6 +199,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
               counters=counters)
+    # the down reads table, order and rw above its PDL wait (kernels._moe_kernel): the gate_up must run in between
     _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, splits=splits)
     return out.view(T, top_k * splits, H)
 

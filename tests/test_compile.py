@@ -60,6 +60,7 @@ for name, gate_up, bm, splits in [("moe_True_16", True, 16, 1), ("moe_True_16_sp
                                        BLOCK_N=128, SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
 
 
+WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "topk", "tiles", "tiles_256", "combine", "sample", "rope_kv"}
 WARPS = {"add_rmsnorm": 32, "sample": 8}  # as model/ops.py launches them where not the default 4 warps, 3 stages
 STAGES = {"router": 1, "o_proj": 4}
 
@@ -73,7 +74,8 @@ def compile_all():
                                target=GPUTarget("cuda", 90, 32),
                                options=dict(num_warps=WARPS.get(name, 4), num_stages=STAGES.get(name, 3)))
             ptx = k.asm["ptx"]
-            out[name] = dict(ok=bool(k.asm["cubin"]), smem=k.metadata.shared,
+            above = ptx.split("griddepcontrol.wait")[0]  # global loads issued before the wait
+            out[name] = dict(ok=bool(k.asm["cubin"]), smem=k.metadata.shared, early=above.count("ld.global"),
                              pdl="griddepcontrol.wait" in ptx and "griddepcontrol.launch_dependents" in ptx)
         except Exception as e:  # reported per kernel by the test
             out[name] = dict(ok=False, error=f"{type(e).__name__}: {e}"[:2000])
@@ -96,6 +98,11 @@ def test_compiles_for_sm90(compiled, name):
     # model/ops.py launches every kernel with launch_pdl=True: one that did not wait (kernels._pdl) could read its
     # inputs before the kernel before it has written them
     assert r["pdl"], f"{name} has no griddepcontrol.wait: a programmatic dependent launch would race"
+    # loads above the wait may only read what the kernel two launches back or older wrote (kernels._pdl). These
+    # kernels read what the launch right before them wrote (the table of top-k / tiles, partials, logits), or
+    # follow a cuBLAS launch (RoPE), so they must wait before any load
+    if name in WAIT_FIRST:
+        assert r["early"] == 0, f"{name} loads {r['early']} values before its wait: they may not be written yet"
 
 
 if __name__ == "__main__":
