@@ -4,6 +4,7 @@ a CUDA graph of 12 calls over distinct caches, sweeping the tile config (BLOCK_N
 model/ops.attention fixes at (64, 4, 3). Prints us per call and GB/s of K+V read.
 
     python cookbook/bench_attention.py --batch 1 64 --ctx 1000 --out attn.jsonl
+    python cookbook/bench_attention.py --batch 1 --splits 2 4 8 16 32 --configs 64,4,4   # KV splits at batch 1
 """
 import argparse
 import json
@@ -62,12 +63,12 @@ def main():
     ap.add_argument("--ctx", type=int, default=1000)
     ap.add_argument("--configs", nargs="+", default=["64,4,3", "64,4,2", "64,2,3", "64,8,3", "32,4,3",
                                                       "32,2,3", "128,4,3", "64,4,4", "32,4,4"])
+    ap.add_argument("--splits", type=int, nargs="+", help="KV splits of the full layers (default: the engine's)")
     ap.add_argument("--out")
     a = ap.parse_args()
     for B in a.batch:
-        for sliding in (False, True):
-            splits = 1 if sliding else max(1, min(16, 64 // B))  # as llm.LLM._splits
-            keys = min(a.ctx, RING) if sliding else a.ctx
+        for sliding, splits in [(False, s) for s in a.splits or [max(1, min(16, 64 // B))]] + [(True, 1)]:
+            keys = min(a.ctx, RING) if sliding else a.ctx  # the engine's splits: llm.LLM._splits
             for cfg in a.configs:
                 bn, w, s = map(int, cfg.split(","))
                 us = graph_us(launcher(B, a.ctx, sliding, splits, bn, w, s))
