@@ -1,7 +1,7 @@
 """Decode attention alone (benchmark, not a test): the engine's kernel at 20b shapes (64 query heads, 8 kv heads,
 head dim 64) over a paged cache (full layers, 256-row pages) and 128-row rings (sliding layers), per call inside
 a CUDA graph of 12 calls over distinct caches, sweeping the tile config (BLOCK_N, warps, stages) that
-model/ops.attention fixes at (64, 4, 3). Prints us per call and GB/s of K+V read.
+model/ops.attention fixes at (64, 4, 4) for decode. Prints us per call and GB/s of K+V read.
 
     python cookbook/bench_attention.py --batch 1 64 --ctx 1000 --out attn.jsonl
     python cookbook/bench_attention.py --batch 1 --splits 2 4 8 16 32 --configs 64,4,4   # KV splits at batch 1
@@ -15,8 +15,8 @@ import torch
 import triton
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import kernels as K  # noqa: E402
 from common import graph_us  # noqa: E402
+from model import ops  # noqa: E402
 
 NH, NKV, D, PAGE, RING, L = 64, 8, 64, 256, 128, 12
 
@@ -38,23 +38,13 @@ def setup(B, ctx, sliding):
     return kc, vc, table, qkv, cu, start, sinks
 
 
-def launcher(B, ctx, sliding, splits, block_n, warps, stages):
+def launcher(B, ctx, sliding, splits, tiles):
+    """12 calls of ops.attention (the engine's launch, with `tiles` in place of its fixed config)."""
     kc, vc, table, qkv, cu, start, sinks = setup(B, ctx, sliding)
     out = torch.empty(B, NH, D, device="cuda", dtype=torch.bfloat16)
-    part = torch.empty(splits, B, NH, D, device="cuda") if splits > 1 else out
-    ml = torch.empty(splits, B, NH, 2, device="cuda") if splits > 1 else out
-    G, page = NH // NKV, RING if sliding else PAGE
-
-    def call(k, v):
-        K._attention_kernel[(B, 1, NKV * splits)](
-            qkv, k, v, table, cu, start, sinks, part, ml, qkv.stride(0), k.stride(0), table.stride(0),
-            table.stride(1), part.stride(0) if splits > 1 else 0, NH * D, D ** -0.5, NH=NH, NKV=NKV, D=D, G=G,
-            WINDOW=128 if sliding else 0, PAGE=page, SPLITS=splits, BLOCK_T=max(16 // G, 1), BLOCK_N=block_n,
-            PREC="tf32", num_warps=warps, num_stages=stages, launch_pdl=True)
-        if splits > 1:
-            K._combine_kernel[(B * NH,)](part, ml, sinks, out, part.stride(0), NH=NH, D=D, SPLITS=splits,
-                                        launch_pdl=True)
-    return [lambda k=k, v=v: call(k, v) for k, v in zip(kc, vc)]
+    window, page = (RING, RING) if sliding else (0, PAGE)
+    return [lambda k=k, v=v: ops.attention(qkv, k, v, table, cu, start, sinks, NH, NKV, window, page, 1, splits,
+                                           out=out, tiles=tiles) for k, v in zip(kc, vc)]
 
 
 def main():
@@ -67,11 +57,12 @@ def main():
     ap.add_argument("--out")
     a = ap.parse_args()
     for B in a.batch:
+        # full layers at each --splits (default: the engine's, llm.LLM._splits), then the sliding ones (1 split)
         for sliding, splits in [(False, s) for s in a.splits or [max(1, min(16, 64 // B))]] + [(True, 1)]:
-            keys = min(a.ctx, RING) if sliding else a.ctx  # the engine's splits: llm.LLM._splits
+            keys = min(a.ctx, RING) if sliding else a.ctx
             for cfg in a.configs:
                 bn, w, s = map(int, cfg.split(","))
-                us = graph_us(launcher(B, a.ctx, sliding, splits, bn, w, s))
+                us = graph_us(launcher(B, a.ctx, sliding, splits, (bn, w, s)))
                 gbs = B * keys * NKV * D * 2 * 2 / us / 1e3
                 kind = "sliding" if sliding else "full"
                 print(f"B {B:3d} {kind:7s} splits {splits:2d} BLOCK_N {bn:3d} warps {w} stages {s}: "

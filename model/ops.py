@@ -54,10 +54,11 @@ def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
 
 
 def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
-              max_q, splits=1, out=None):
+              max_q, splits=1, out=None, tiles=None):
     """qkv: [T, NH + 2 NKV, D] after RoPE; caches [P, NKV, D]; block_table [B, W] (stride 0 pages
     for a ring); cu_seqlens [B + 1] token offsets; start [B] cached tokens before the chunk.
-    window 0 = full causal. splits > 1 splits the keys (decode with long contexts). Returns [T, NH, D]."""
+    window 0 = full causal. splits > 1 splits the keys (decode with long contexts). tiles: (BLOCK_N, warps,
+    stages) in place of the fixed ones (cookbook/bench_attention.py). Returns [T, NH, D]."""
     T, heads, D = qkv.shape
     B, G = start.shape[0], nh // nkv
     assert heads == nh + 2 * nkv and qkv.stride(1) == D and qkv.stride(2) == 1
@@ -72,14 +73,15 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     # BLOCK_T * G query rows >= 16 for tl.dot; 64-key tiles: 16 KB of bf16 K+V per step per program. Decode runs
     # 4 stages (cookbook/bench_attention.py, H200, 20b, 1,000 keys: batch 64 full layer 45.7 -> 40.7 us, sliding
     # 11.8 -> 10.7; batch 1 +0.1 us); 5 stages, 32- or 128-key tiles lose, 2 warps win only at batch 64
-    block_t, stages = (max(16 // G, 1), 4) if max_q == 1 else (max(64 // G, 1), 3)
+    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
+    block_n, warps, stages = tiles or ((64, 4, 4) if max_q == 1 else (64, 4, 3))
     grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
     K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, part, ml,
                             qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
                             part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,
                             NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits,
-                            BLOCK_T=block_t, BLOCK_N=64, PREC=_dot_precision(qkv.dtype), num_stages=stages,
-                            launch_pdl=True)
+                            BLOCK_T=block_t, BLOCK_N=block_n, PREC=_dot_precision(qkv.dtype), num_warps=warps,
+                            num_stages=stages, launch_pdl=True)
     if splits > 1:
         K._combine_kernel[(T * nh,)](part, ml, sinks, out, part.stride(0), NH=nh, D=D, SPLITS=splits, launch_pdl=True)
     return out
