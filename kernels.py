@@ -1,8 +1,7 @@
 """Every GPU kernel of the engine, in Triton; their launchers (checks, allocation, grid, fixed tiles) are in
 model/ops.py. Imports only triton; each also runs on the CPU under TRITON_INTERPRET=1 (how CI tests them).
 Shapes: T tokens in the step, B sequences, H hidden, D head dim, NH query heads, NKV kv heads, G = NH // NKV,
-P cache rows (pages * PAGE), E experts, K in-features, N out-features, A = T * TOPK (token, expert) pairs, S splits.
-"""
+P cache rows (pages * PAGE), E experts, K in-features, N out-features, A = T * TOPK (token, expert) pairs, S splits."""
 import triton
 import triton.language as tl
 
@@ -37,33 +36,33 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
     tl.store(out_ptr + row * stride_ot + cols, h.to(out_ptr.dtype.element_ty), mask=mask)
 
 
-# YaRN RoPE on q and k in place (NeoX halves), and/or the append of k and v to a cache.
+# YaRN RoPE on q and k and/or the k, v append to a cache at row slot[t] (-1: none), a program per token. src: qkv (in
+# place, SPLITS = 1) or the QKV projection's S fp32 split-K partials, summed in a fixed order into a new qkv.
 # cos_sin[pos] = [cos * c, sin * c] with the YaRN concentration c folded in (built once at load).
-# cache rows: slot[t] (page * PAGE + pos % PAGE, or ring slot * 128 + pos % 128); -1 skips the write.
 @triton.jit
-def _rope_kv_kernel(qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, T, stride_qt, stride_cp, stride_cr,
-                    NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, HEADS: tl.constexpr,
-                    BLOCK_T: tl.constexpr, ROTATE: tl.constexpr, WRITE: tl.constexpr):
+def _rope_kv_kernel(src_ptr, qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, stride_st, stride_ss, stride_qt,
+                    stride_cp, stride_cr, NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, HEADS: tl.constexpr,
+                    SPLITS: tl.constexpr, STORE: tl.constexpr, ROTATE: tl.constexpr, WRITE: tl.constexpr):
+    t, hd, i = tl.program_id(0).to(tl.int64), tl.arange(0, HEADS)[:, None], tl.arange(0, D // 2)[None, :]
+    rows, qk, slot = hd < NH + 2 * NKV, hd < NH + NKV, tl.load(slot_ptr + t).to(tl.int64) if WRITE else -1
+    if ROTATE:  # positions, the table and the slots are written before the step: read above the wait
+        cs = cs_ptr + tl.load(pos_ptr + t) * stride_cp + i
+        cos, sin = tl.load(cs), tl.load(cs + D // 2)  # [1, D/2]
     _pdl()
-    r = tl.arange(0, BLOCK_T * HEADS)  # rows = (token, head): q heads then k heads
-    t = (tl.program_id(0) * BLOCK_T + r // HEADS).to(tl.int64)[:, None]
-    hd, i = (r % HEADS)[:, None], tl.arange(0, D // 2)[None, :]
-    hmask, base = (hd < NH + NKV) & (t < T), qkv_ptr + t * stride_qt + hd * D + i
-    x1 = tl.load(base, mask=hmask, other=0.0).to(tl.float32)
-    x2 = tl.load(base + D // 2, mask=hmask, other=0.0).to(tl.float32)
-    if ROTATE:
-        cs = cs_ptr + tl.load(pos_ptr + t, mask=t < T, other=0) * stride_cp + i
-        cos, sin = tl.load(cs), tl.load(cs + D // 2)
-        x1, x2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
-        tl.store(base, x1.to(qkv_ptr.dtype.element_ty), mask=hmask)
-        tl.store(base + D // 2, x2.to(qkv_ptr.dtype.element_ty), mask=hmask)
-    if WRITE:  # k from the rows above, v straight from qkv (heads NH + NKV ..)
-        slot = tl.load(slot_ptr + t, mask=t < T, other=-1).to(tl.int64)
-        kmask, dst = hmask & (hd >= NH) & (slot >= 0), slot * stride_cr + (hd - NH) * D + i
-        tl.store(kc_ptr + dst, x1.to(kc_ptr.dtype.element_ty), mask=kmask)
-        tl.store(kc_ptr + dst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=kmask)
-        tl.store(vc_ptr + dst, tl.load(base + NKV * D, mask=kmask), mask=kmask)
-        tl.store(vc_ptr + dst + D // 2, tl.load(base + NKV * D + D // 2, mask=kmask), mask=kmask)
+    src, x1, x2 = src_ptr + t * stride_st + hd * D + i, tl.zeros([HEADS, D // 2], tl.float32), 0.0
+    for s in tl.static_range(SPLITS):  # the bias came in split 0
+        x1 += tl.load(src + s * stride_ss, mask=rows, other=0.0).to(tl.float32)
+        x2 += tl.load(src + s * stride_ss + D // 2, mask=rows, other=0.0).to(tl.float32)
+    x1, x2 = x1.to(qkv_ptr.dtype.element_ty).to(tl.float32), x2.to(qkv_ptr.dtype.element_ty).to(tl.float32)
+    if ROTATE:  # v heads pass through
+        x1, x2 = tl.where(qk, x1 * cos - x2 * sin, x1), tl.where(qk, x2 * cos + x1 * sin, x2)
+    if STORE:
+        tl.store(qkv_ptr + t * stride_qt + hd * D + i, x1.to(qkv_ptr.dtype.element_ty), mask=rows)
+        tl.store(qkv_ptr + t * stride_qt + hd * D + i + D // 2, x2.to(qkv_ptr.dtype.element_ty), mask=rows)
+    if WRITE:  # k and v from the registers above
+        dst, wmask = tl.where(qk, kc_ptr, vc_ptr) + slot * stride_cr + ((hd - NH) % NKV) * D + i, (hd >= NH) & rows
+        tl.store(dst, x1.to(kc_ptr.dtype.element_ty), mask=wmask & (slot >= 0))
+        tl.store(dst + D // 2, x2.to(kc_ptr.dtype.element_ty), mask=wmask & (slot >= 0))
 
 
 # Attention with sinks, sliding window and GQA, for prefill chunks and decode alike. One program = one sequence x
@@ -106,8 +105,7 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
     hi = start + tl.minimum(q_len, (qb + 1) * BLOCK_T)  # one past the last query position
     lo = tl.maximum(start + qb * BLOCK_T - WINDOW + 1, 0) if WINDOW > 0 else 0
     per = tl.cdiv(tl.cdiv(hi - lo, SPLITS), BLOCK_N) * BLOCK_N  # keys per split, whole blocks
-    lo, hi = lo + split * per, tl.minimum(hi, lo + split * per + per)
-    n = tl.arange(0, BLOCK_N)
+    lo, hi, n = lo + split * per, tl.minimum(hi, lo + split * per + per), tl.arange(0, BLOCK_N)
     for j0 in range(lo, tl.minimum(start, hi), BLOCK_N):  # cached keys
         j, jm = j0 + n, j0 + n < tl.minimum(start, hi)
         page = tl.load(bt_ptr + b * stride_bb + (j // PAGE) * stride_bp, mask=jm, other=0).to(tl.int64)
@@ -135,8 +133,7 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
     th, s = tl.program_id(0).to(tl.int64), tl.arange(0, SPLITS)  # one (token, head) row, its S splits
     m, l = tl.split(tl.load(ml_ptr + (s * (stride_ps // D) + th)[:, None] * 2 + tl.arange(0, 2)[None, :]))  # [S]
     mx, sink = tl.max(m, axis=0), tl.load(sink_ptr + th % NH).to(tl.float32) * 1.4426950408889634
-    w = tl.exp2(m - mx)
-    den = tl.sum(l * w, axis=0) - (SPLITS - 1) * tl.exp2(sink - mx)
+    w, den = tl.exp2(m - mx), tl.sum(l * tl.exp2(m - mx), axis=0) - (SPLITS - 1) * tl.exp2(sink - mx)
     acc = tl.load(part_ptr + s[:, None] * stride_ps + th * D + tl.arange(0, D)[None, :])
     tl.store(out_ptr + th * D + tl.arange(0, D), (tl.sum(acc * w[:, None], axis=0) / den).to(out_ptr.dtype.element_ty))
 
@@ -322,8 +319,7 @@ def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, 
             x = (x ^ (x >> 13)) * 0xC2B2AE35
             u = (((x ^ (x >> 16)) >> 8).to(tl.float32) + 0.5) * (1.0 / 16777216.0)  # (0, 1)
             z = tl.where((z >= floor) & (v < V), z / temp - tl.log(-tl.log(u)), float("-inf"))
-        take = z > best
-        best, best_i = tl.where(take, z, best), tl.where(take, v, best_i)
+        best, best_i = tl.where(z > best, z, best), tl.where(z > best, v, best_i)  # both from the old best
     tl.store(out_ptr + b, tl.min(tl.where(best == tl.max(best, axis=0), best_i, V), axis=0))
 
 

@@ -83,7 +83,9 @@ class GptOss:
     def attention(self, l, w, x, inp: StepInputs, kv: KVCache):
         cfg, i = self.cfg, self.cache_index[l]
         nh, nkv, T = cfg.num_attention_heads, cfg.num_key_value_heads, x.shape[0]
-        qkv = F.linear(x, w["wqkv"], w["bqkv"]).view(T, nh + 2 * nkv, cfg.head_dim)  # [T, NH + 2 NKV, D]
+        # up to 16 tokens: 4 split-K fp32 partials that rope_kv sums, in place of a cuBLAS GEMV and its own launch
+        qkv = ops.linear(x, w["wqkv"], w["bqkv"], splits=4)
+        qkv = qkv.view(*qkv.shape[:-1], nh + 2 * nkv, cfg.head_dim)  # [T, (S,) NH + 2 NKV, D]
         if cfg.sliding[l]:
             kc, vc, table, rows, window, page = kv.k_ring[i], kv.v_ring[i], inp.ring_table, inp.ring_rows, 128, 128
         else:
@@ -91,7 +93,7 @@ class GptOss:
         # decode appends during RoPE (one launch); a prefill chunk appends after attention, because its
         # ring writes would overwrite keys that the chunk's earlier queries still need
         fused = inp.max_q == 1
-        ops.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, rows if fused else None)
+        qkv = ops.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, rows if fused else None, x.dtype)
         o = ops.attention(qkv, kc, vc, table, inp.cu_seqlens, inp.start, w["sinks"], nh, nkv, window, page,
                               inp.max_q, 1 if cfg.sliding[l] else inp.splits)
         if not fused:

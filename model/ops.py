@@ -32,25 +32,29 @@ def add_rmsnorm(h, w, eps, delta=None):
     return out
 
 
-def rope_kv(qkv, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None):
-    """qkv: [T, NH + 2 NKV, D]. Rotates q and k in place when pos is given; appends k, v to the
-    caches ([P, NKV, D]) at rows `slots` ([T], -1 = skip) when slots is given."""
-    T, heads, D = qkv.shape
-    assert heads == nh + 2 * nkv and qkv.stride(2) == 1 and qkv.stride(1) == D
+def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None, dtype=None):
+    """src: qkv [T, NH + 2 NKV, D], changed in place, or the QKV projection's fp32 split-K partials
+    [T, S, NH + 2 NKV, D], summed into a new qkv of `dtype`. Rotates q and k when pos is given; appends k, v to
+    the caches ([P, NKV, D]) at rows `slots` ([T], -1 = skip) when slots is given. Returns qkv."""
+    partial, (T, heads, D) = src.dim() == 4, (src.shape[0], *src.shape[-2:])
+    assert heads == nh + 2 * nkv and src.stride(-1) == 1 and src.stride(-2) == D
+    assert not partial or (src.dtype == torch.float32 and dtype is not None), "partials: fp32, dtype given"
     rotate, write = pos is not None, slots is not None
     if rotate:
         assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
+    qkv = torch.empty((T, heads, D), device=src.device, dtype=dtype) if partial else src
     if write:
         assert slots.shape == (T,) and k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride()
         assert k_cache.dtype == qkv.dtype
     dummy = qkv  # pointer for an unused argument
-    block_t = 1  # 128 head rows x 32 pairs per program; 4 tokens spilled 3,159 registers (SASS): 5.6 us at T=1
-    K._rope_kv_kernel[(triton.cdiv(T, block_t),)](
-        qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
-        v_cache if write else dummy, slots if write else dummy, T, qkv.stride(0),
-        cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
-        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(nh + nkv), BLOCK_T=block_t, ROTATE=rotate, WRITE=write,
-        launch_pdl=True)
+    # one token per program: 128 head rows x 32 pairs; 4 tokens spilled 3,159 registers (SASS): 5.6 us at T=1
+    K._rope_kv_kernel[(T,)](
+        src, qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
+        v_cache if write else dummy, slots if write else dummy, src.stride(0), src.stride(1) if partial else 0,
+        qkv.stride(0), cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
+        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(heads), SPLITS=src.shape[1] if partial else 1,
+        STORE=partial or rotate, ROTATE=rotate, WRITE=write, launch_pdl=True)
+    return qkv
 
 
 def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
@@ -101,13 +105,14 @@ def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1, blo
     return out
 
 
-def linear(x, w, b):
-    """x [T, K] @ w [N, K]^T + b: [T, N], or at T <= 16 its [T, S, N] fp32 partials (add_rmsnorm sums them)."""
+def linear(x, w, b, splits=8):
+    """x [T, K] @ w [N, K]^T + b: [T, N], or at T <= 16 its [T, S, N] fp32 partials (add_rmsnorm or rope_kv
+    sums them)."""
     if x.shape[0] > 16:  # at 64 tokens split-K is 9.4 vs 10.3 us for the O projection, and add_rmsnorm's
         return F.linear(x, w, b)  # partial rows give back the difference
     # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us (split-K + reduce, 2.1 TB/s), this 7.8 us;
     # best of 48 (splits, BLOCK_N, BLOCK_K, stages) in cookbook/dense_variants/gemv_splitk.py --bench (H200)
-    return linear_partials(x, w, b, 8, 64, 64, stages=4)
+    return linear_partials(x, w, b, splits, 64, 64, stages=4)
 
 
 def moe_route(x, wr, br, top_k, block_m):

@@ -73,7 +73,8 @@ def yarn_table(D, P, device):
 @pytest.mark.parametrize("NH,NKV,D,T", [(8, 2, 64, 5), (4, 4, 32, 1), (8, 2, 64, 13),
                                         pytest.param(64, 8, 64, 37, marks=gpu_only)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_rope_kv(device, NH, NKV, D, T, dtype):
+@pytest.mark.parametrize("splits", [0, 3])  # 0: qkv in place; 3: summed from fp32 split-K partials
+def test_rope_kv(device, NH, NKV, D, T, dtype, splits):
     P = 131072 if CUDA else 4096
     qkv = torch.randn(T, NH + 2 * NKV, D, device=device)
     pos = torch.randint(0, P, (T,), device=device, dtype=torch.int32)
@@ -81,18 +82,37 @@ def test_rope_kv(device, NH, NKV, D, T, dtype):
     slots[0] = -1  # skipped
     kc = torch.full((3 * T, NKV, D), 7.0, device=device, dtype=dtype)
     vc = kc.clone()
-    x = qkv.to(dtype, copy=True)
-    K.rope_kv(x, NH, NKV, pos, yarn_table(D, P, device), kc, vc, slots)
+    if splits:
+        part = torch.randn(T, splits, NH + 2 * NKV, D, device=device)
+        part[:, 0] += qkv - part.sum(1)  # the partials sum to qkv
+        x = K.rope_kv(part, NH, NKV, pos, yarn_table(D, P, device), kc, vc, slots, dtype)
+    else:
+        x = qkv.to(dtype, copy=True)
+        assert K.rope_kv(x, NH, NKV, pos, yarn_table(D, P, device), kc, vc, slots) is x
     inv, c = R.yarn_inv_freq_and_scale(D)
     q_ref = R.rope(qkv[:, :NH].cpu(), pos.cpu(), inv, c)
     k_ref = R.rope(qkv[:, NH:NH + NKV].cpu(), pos.cpu(), inv, c)
     assert rel(x[:, :NH].cpu(), q_ref) < TOL[dtype] and rel(x[:, NH:NH + NKV].cpu(), k_ref) < TOL[dtype]
-    assert torch.equal(x[:, NH + NKV:], qkv[:, NH + NKV:].to(dtype))  # v untouched
+    if splits:  # fp32 sums of 3 partials differ from qkv in the last bits (and the interpreter rounds toward zero)
+        assert rel(x[:, NH + NKV:], qkv[:, NH + NKV:]) < TOL[dtype]
+    else:
+        assert torch.equal(x[:, NH + NKV:], qkv[:, NH + NKV:].to(dtype))  # v untouched
     s = slots[1:].long()
     assert torch.equal(kc[s], x[1:, NH:NH + NKV]) and torch.equal(vc[s], x[1:, NH + NKV:])
     untouched = torch.ones(3 * T, dtype=torch.bool, device=device)
     untouched[s] = False
     assert (kc[untouched] == 7).all() and (vc[untouched] == 7).all()
+
+
+def test_mutation_rope_kv_one_split_short_fails(device):
+    """The kernel told 2 of 3 partials must fail the comparison by far."""
+    from kernels import _rope_kv_kernel
+    T, NH, NKV, D = 2, 4, 2, 32
+    part = torch.randn(T, 3, NH + 2 * NKV, D, device=device)
+    out = torch.empty(T, NH + 2 * NKV, D, device=device)
+    _rope_kv_kernel[(T,)](part, out, out, out, out, out, out, part.stride(0), part.stride(1), out.stride(0), 0, 0,
+                          NH=NH, NKV=NKV, D=D, HEADS=8, SPLITS=2, STORE=True, ROTATE=False, WRITE=False)
+    assert rel(out, part.sum(1)) > 100 * TOL[torch.float32]
 
 
 def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, page=16, kernel_window=None,
