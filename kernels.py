@@ -147,14 +147,18 @@ def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, 
                    PREC: tl.constexpr):
     n, split = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N), tl.program_id(1)
     t, per = tl.program_id(2) * BLOCK_T + tl.arange(0, BLOCK_T), tl.cdiv(tl.cdiv(K, BLOCK_K), SPLITS) * BLOCK_K
+    lo, hi, k = split * per, tl.minimum(K, split * per + per), split * per + tl.arange(0, BLOCK_K)  # whole K blocks
     bias = tl.load(b_ptr + n, mask=(n < N) & (split == 0), other=0.0)  # split 0 adds it; read before the wait
+    # the first weight tile too, its step peeled off the loop: the weights stream while the kernel before drains
+    w = tl.load(w_ptr + n[:, None] * stride_wn + k[None, :], mask=(n < N)[:, None] & (k < hi)[None, :], other=0.0)
     _pdl()
-    acc = tl.zeros([BLOCK_N, BLOCK_T], tl.float32)
-    for k0 in range(split * per, tl.minimum(K, split * per + per), BLOCK_K):  # whole K blocks per split
+    x = tl.load(x_ptr + t[None, :] * stride_xt + k[:, None], mask=(t < T)[None, :] & (k < hi)[:, None], other=0.0)
+    acc = tl.dot(w, x, tl.zeros([BLOCK_N, BLOCK_T], tl.float32), input_precision=PREC)  # [BLOCK_N, BLOCK_T]
+    for k0 in range(lo + BLOCK_K, hi, BLOCK_K):
         k = k0 + tl.arange(0, BLOCK_K)
         w = tl.load(w_ptr + n[:, None] * stride_wn + k[None, :], mask=(n < N)[:, None] & (k < K)[None, :], other=0.0)
         x = tl.load(x_ptr + t[None, :] * stride_xt + k[:, None], mask=(t < T)[None, :] & (k < K)[:, None], other=0.0)
-        acc = tl.dot(w, x, acc, input_precision=PREC)  # [BLOCK_N, BLOCK_T]
+        acc = tl.dot(w, x, acc, input_precision=PREC)
     tl.store(out_ptr + t[None, :] * stride_ot + split * stride_os + n[:, None], acc + bias.to(tl.float32)[:, None],
              mask=(t < T)[None, :] & (n < N)[:, None])
 
