@@ -30,7 +30,7 @@ FAMILIES = [("_moe_kernel", "MoE GEMMs (MXFP4)"), ("_attention_kernel", "attenti
 
 
 def family(name):
-    return next((f for key, f in FAMILIES if key in name), "cuBLAS GEMMs + torch ops")
+    return next((f for key, f in FAMILIES if key in name), "dense GEMVs (cuBLAS, split-K) + torch ops")
 
 
 def family_bytes_flops(cfg, B, ctx, distinct, splits):
@@ -39,7 +39,7 @@ def family_bytes_flops(cfg, B, ctx, distinct, splits):
     nh, nkv, I, V = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.intermediate_size, cfg.vocab_size
     dense, expert = weight_bytes(cfg)  # dense bf16 bytes = 2 x its weights, so 2 x B x weights FLOPs = B x dense
     keys = kv_keys(cfg, ctx)
-    return {"cuBLAS GEMMs + torch ops": (dense, B * dense),
+    return {"dense GEMVs (cuBLAS, split-K) + torch ops": (dense, B * dense),
             "MoE GEMMs (MXFP4)": (sum(distinct) * expert, 2 * B * k * L * 3 * I * H),
             "attention": (keys * B * 2 * nkv * D * 2, 4 * B * nh * D * keys),
             "add + RMSNorm": (2 * L * B * H * (6 + 4 * k * splits), 0),
