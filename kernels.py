@@ -8,9 +8,8 @@ import triton.language as tl
 INTERPRET = tl.constexpr(triton.knobs.runtime.interpret)
 
 
-# Programmatic dependent launch (sm_90; ops.py passes launch_pdl=True): a kernel starts while the one before it drains,
-# waits here for its writes, then lets the next start: 20b b1 432.6 -> 442.1 tok/s. The interpreter runs no inline asm.
-# So the kernel two launches back has finished: loads above the wait may read what it or anything before it wrote.
+# Programmatic dependent launch (sm_90; launch_pdl=True): a kernel starts while the one before drains, waits here for
+# its writes, then lets the next start (20b b1 432.6 -> 442.1 tok/s): loads above may read what 2+ launches back wrote.
 @triton.jit
 def _pdl(ON: tl.constexpr = True):
     if ON and not INTERPRET:
@@ -36,20 +35,21 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
     tl.store(out_ptr + row * stride_ot + cols, h.to(out_ptr.dtype.element_ty), mask=mask)
 
 
-# YaRN RoPE on q and k and/or the k, v append to a cache at row slot[t] (-1: none), a program per token. src: qkv (in
-# place, SPLITS = 1) or the QKV projection's S fp32 split-K partials, summed in a fixed order into a new qkv.
-# cos_sin[pos] = [cos * c, sin * c] with the YaRN concentration c folded in (built once at load).
+# YaRN RoPE on q and k and/or the k, v append to a cache at row slot[t] (-1: none); a program per token and BLOCK_H
+# head rows. src: qkv (in place, SPLITS = 1) or the QKV projection's S fp32 split-K partials, summed in a fixed
+# order into a new qkv. cos_sin[pos] = [cos * c, sin * c], the YaRN concentration c folded in (built at load).
 @triton.jit
 def _rope_kv_kernel(src_ptr, qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, stride_st, stride_ss, stride_qt,
-                    stride_cp, stride_cr, NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, HEADS: tl.constexpr,
-                    SPLITS: tl.constexpr, STORE: tl.constexpr, ROTATE: tl.constexpr, WRITE: tl.constexpr):
-    t, hd, i = tl.program_id(0).to(tl.int64), tl.arange(0, HEADS)[:, None], tl.arange(0, D // 2)[None, :]
+                    stride_cp, stride_cr, NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr,
+                    BLOCK_H: tl.constexpr, SPLITS: tl.constexpr, STORE: tl.constexpr, ROTATE: tl.constexpr,
+                    WRITE: tl.constexpr):  # t * 5120 stays in int32 for any chunk under 400k tokens
+    t, hd, i = tl.program_id(0), tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)[:, None], tl.arange(0, D // 2)
     rows, qk, slot = hd < NH + 2 * NKV, hd < NH + NKV, tl.load(slot_ptr + t).to(tl.int64) if WRITE else -1
     if ROTATE:  # positions, the table and the slots are written before the step: read above the wait
         cs = cs_ptr + tl.load(pos_ptr + t) * stride_cp + i
-        cos, sin = tl.load(cs), tl.load(cs + D // 2)  # [1, D/2]
+        cos, sin = tl.load(cs), tl.load(cs + D // 2)  # [D/2], broadcast over the head rows
     _pdl()
-    src, x1, x2 = src_ptr + t * stride_st + hd * D + i, tl.zeros([HEADS, D // 2], tl.float32), 0.0
+    src, x1, x2 = src_ptr + t * stride_st + hd * D + i, tl.zeros([BLOCK_H, D // 2], tl.float32), 0.0
     for s in tl.static_range(SPLITS):  # the bias came in split 0
         x1 += tl.load(src + s * stride_ss, mask=rows, other=0.0).to(tl.float32)
         x2 += tl.load(src + s * stride_ss + D // 2, mask=rows, other=0.0).to(tl.float32)

@@ -47,12 +47,12 @@ def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
         assert slots.shape == (T,) and k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride()
         assert k_cache.dtype == qkv.dtype
     dummy = qkv  # pointer for an unused argument
-    # one token per program: 128 head rows x 32 pairs; 4 tokens spilled 3,159 registers (SASS): 5.6 us at T=1
-    K._rope_kv_kernel[(T,)](
+    # a program per token and 32 head rows: one token's 80 KB of fp32 partials are read by 3 SMs, not one
+    K._rope_kv_kernel[(T, triton.cdiv(heads, 32))](
         src, qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
         v_cache if write else dummy, slots if write else dummy, src.stride(0), src.stride(1) if partial else 0,
         qkv.stride(0), cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
-        NH=nh, NKV=nkv, D=D, HEADS=triton.next_power_of_2(heads), SPLITS=src.shape[1] if partial else 1,
+        NH=nh, NKV=nkv, D=D, BLOCK_H=32, SPLITS=src.shape[1] if partial else 1,
         STORE=partial or rotate, ROTATE=rotate, WRITE=write, launch_pdl=True)
     return qkv
 

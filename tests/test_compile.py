@@ -32,7 +32,7 @@ CASES = {
                                                 R=4, HAS_DELTA=True, BLOCK_N=4096)),
     "rope_kv": (K._rope_kv_kernel, *sig("src_ptr:*fp32 qkv_ptr:*bf16 pos_ptr:*i32 cs_ptr:*fp32 kc_ptr:*bf16 "
                                         "vc_ptr:*bf16 slot_ptr:*i32 stride_st:i32 stride_ss:i32 stride_qt:i32 "
-                                        "stride_cp:i32 stride_cr:i32", NH=64, NKV=8, D=64, HEADS=128, SPLITS=4,
+                                        "stride_cp:i32 stride_cr:i32", NH=64, NKV=8, D=64, BLOCK_H=32, SPLITS=4,
                                         STORE=True, ROTATE=True, WRITE=True)),
     "combine": (K._combine_kernel, *sig("part_ptr:*fp32 ml_ptr:*fp32 sink_ptr:*fp32 out_ptr:*bf16 stride_ps:i32",
                                         NH=64, D=64, SPLITS=16)),

@@ -70,8 +70,8 @@ def yarn_table(D, P, device):
     return torch.cat([ang.cos() * c, ang.sin() * c], 1).to(device)
 
 
-@pytest.mark.parametrize("NH,NKV,D,T", [(8, 2, 64, 5), (4, 4, 32, 1), (8, 2, 64, 13),
-                                        pytest.param(64, 8, 64, 37, marks=gpu_only)])
+@pytest.mark.parametrize("NH,NKV,D,T", [(8, 2, 64, 5), (4, 4, 32, 1), (8, 2, 64, 13), (40, 8, 16, 3),  # 2 programs
+                                        pytest.param(64, 8, 64, 37, marks=gpu_only)])  # per token: 56 head rows
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("splits", [0, 3])  # 0: qkv in place; 3: summed from fp32 split-K partials
 def test_rope_kv(device, NH, NKV, D, T, dtype, splits):
@@ -111,7 +111,7 @@ def test_mutation_rope_kv_one_split_short_fails(device):
     part = torch.randn(T, 3, NH + 2 * NKV, D, device=device)
     out = torch.empty(T, NH + 2 * NKV, D, device=device)
     _rope_kv_kernel[(T,)](part, out, out, out, out, out, out, part.stride(0), part.stride(1), out.stride(0), 0, 0,
-                          NH=NH, NKV=NKV, D=D, HEADS=8, SPLITS=2, STORE=True, ROTATE=False, WRITE=False)
+                          NH=NH, NKV=NKV, D=D, BLOCK_H=8, SPLITS=2, STORE=True, ROTATE=False, WRITE=False)
     assert rel(out, part.sum(1)) > 100 * TOL[torch.float32]
 
 
