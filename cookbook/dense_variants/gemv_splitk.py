@@ -4,8 +4,8 @@ History: written 2026-11-30 (third session) as a variant with its own kernel; it
 docs/runs/gemv_splitk_3f8baf3.txt) put the O projection (2880 x 4096 bf16) at 7.84 us per call at 1 and 8 tokens
 against cuBLAS's 11.08 (split-K + reduce), so the kernel moved into kernels.py (ebc224f) and the router uses it too.
 Its partials are summed by add_rmsnorm, so no reduce launch. At 64 tokens it gains 0.9 us, which add_rmsnorm's
-partial rows take back: the engine uses it up to 16 tokens. QKV gains 0.9 us at 1 token, but its consumer (RoPE)
-does not sum partials, so QKV stays on cuBLAS.
+partial rows take back: the engine uses it up to 16 tokens. QKV gains 0.9 us at 1 token; since the ninth session
+(cede380) RoPE sums its 4 partials, and QKV runs on it up to 16 tokens too (20b batch 1 +2.4% end to end).
 
     TRITON_INTERPRET=1 python cookbook/dense_variants/gemv_splitk.py          # CPU check against torch
     python cookbook/dense_variants/gemv_splitk.py --bench                     # H200: the sweep against F.linear
