@@ -130,7 +130,7 @@ def main():
             def run():
                 for l in range(L):
                     KK._add_rmsnorm_kernel[(T,)](h[l], d[l], wn, o, h.stride(1), d.stride(1), d.stride(2), o.stride(0),
-                                                 H, 1e-5, R=R, HAS_DELTA=True, BLOCK_N=triton.next_power_of_2(H),
+                                                 H, 1e-5, R=R, BLOCK_N=triton.next_power_of_2(H),
                                                  num_warps=warps)
             t = graph_time(run)
             line += f" warps {warps}: {t / L:6.2f} us"

@@ -27,7 +27,7 @@ def add_rmsnorm_warps(res):
         ds, outs = [torch.randn(T, R, H, device=DEV) for _ in range(L)], [torch.empty_like(h) for h in hs]
         w = torch.randn(H, device=DEV, dtype=torch.bfloat16)
         row = [graph_us([lambda h=h, d=d, o=o: K._add_rmsnorm_kernel[(T,)](
-            h, d, w, o, h.stride(0), d.stride(0), d.stride(1), o.stride(0), H, 1e-5, R=R, HAS_DELTA=True,
+            h, d, w, o, h.stride(0), d.stride(0), d.stride(1), o.stride(0), H, 1e-5, R=R,
             BLOCK_N=4096, num_warps=nw, launch_pdl=True) for h, d, o in zip(hs, ds, outs)]) for nw in [4, 8, 16, 32]]
         res[f"add_rmsnorm T={T} R={R}"] = row
         print(f"add_rmsnorm T={T:3d} R={R:2d}: warps 4/8/16/32 " + " ".join(f"{t:.2f}" for t in row) + " us")

@@ -95,7 +95,7 @@ class GptOss:
         fused = inp.max_q == 1
         qkv = ops.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, rows if fused else None, x.dtype)
         o = ops.attention(qkv, kc, vc, table, inp.cu_seqlens, inp.start, w["sinks"], nh, nkv, window, page,
-                              inp.max_q, 1 if cfg.sliding[l] else inp.splits)
+                              inp.max_q, 1 if cfg.sliding[l] else inp.splits, appended=fused)
         if not fused:
             ops.rope_kv(qkv, nh, nkv, k_cache=kc, v_cache=vc, slots=rows)
         return o.view(T, nh * cfg.head_dim)

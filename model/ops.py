@@ -27,7 +27,7 @@ def add_rmsnorm(h, w, eps, delta=None):
     # 32 warps, 4 features per thread, so the row's loads are all in flight: per call at 1 token 2.00 -> 1.44 us,
     # 3.53 -> 2.85 us with 20 partial rows; at 64 tokens 2.81 -> 1.96 (4, 8, 16 warps timed too; H200)
     K._add_rmsnorm_kernel[(h.shape[0],)](h, d, w, out, h.stride(0), d.stride(0), d.stride(1), out.stride(0),
-                                       h.shape[1], eps, R=d.shape[1], HAS_DELTA=delta is not None,
+                                       h.shape[1], eps, R=d.shape[1] if delta is not None else 0,
                                        BLOCK_N=triton.next_power_of_2(h.shape[1]), num_warps=32, launch_pdl=True)
     return out
 
@@ -58,11 +58,11 @@ def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
 
 
 def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
-              max_q, splits=1, out=None, tiles=None):
-    """qkv: [T, NH + 2 NKV, D] after RoPE; caches [P, NKV, D]; block_table [B, W] (stride 0 pages
-    for a ring); cu_seqlens [B + 1] token offsets; start [B] cached tokens before the chunk.
-    window 0 = full causal. splits > 1 splits the keys (decode with long contexts). tiles: (BLOCK_N, warps,
-    stages) in place of the fixed ones (cookbook/bench_attention.py). Returns [T, NH, D]."""
+              max_q, splits=1, out=None, tiles=None, appended=False):
+    """qkv: [T, NH + 2 NKV, D] after RoPE; caches [P, NKV, D]; block_table [B, W] (stride 0 pages for a ring);
+    cu_seqlens [B + 1] token offsets; start [B] cached tokens before the chunk; appended: the caches hold the
+    chunk's k, v too (decode). window 0 = full causal. splits > 1 splits the keys (decode, long contexts).
+    tiles: (BLOCK_N, warps, stages) in place of the fixed ones (cookbook/bench_attention.py). Returns [T, NH, D]."""
     T, heads, D = qkv.shape
     B, G = start.shape[0], nh // nkv
     assert heads == nh + 2 * nkv and qkv.stride(1) == D and qkv.stride(2) == 1
@@ -83,7 +83,7 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, part, ml,
                             qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
                             part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,
-                            NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits,
+                            NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits, APPENDED=appended,
                             BLOCK_T=block_t, BLOCK_N=block_n, PREC=_dot_precision(qkv.dtype), num_warps=warps,
                             num_stages=stages, launch_pdl=True)
     if splits > 1:

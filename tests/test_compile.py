@@ -29,7 +29,7 @@ TILES = "ids_ptr:*i32 order_ptr:*i32 table_ptr:*i32 A:i32 n_tiles:i32 stride_tt:
 CASES = {
     "add_rmsnorm": (K._add_rmsnorm_kernel, *sig("h_ptr:*bf16 d_ptr:*fp32 w_ptr:*bf16 out_ptr:*bf16 stride_ht:i32 "
                                                 "stride_dt:i32 stride_dr:i32 stride_ot:i32 N:i32 eps:fp32",
-                                                R=4, HAS_DELTA=True, BLOCK_N=4096)),
+                                                R=4, BLOCK_N=4096)),
     "rope_kv": (K._rope_kv_kernel, *sig("src_ptr:*fp32 qkv_ptr:*bf16 pos_ptr:*i32 cs_ptr:*fp32 kc_ptr:*bf16 "
                                         "vc_ptr:*bf16 slot_ptr:*i32 stride_st:i32 stride_ss:i32 stride_qt:i32 "
                                         "stride_cp:i32 stride_cr:i32", NH=64, NKV=8, D=64, BLOCK_H=32, SPLITS=4,
@@ -51,7 +51,8 @@ ATTN = "qkv_ptr:*bf16 kc_ptr:*bf16 vc_ptr:*bf16 bt_ptr:*i32 cu_ptr:*i32 start_pt
        "stride_ot:i32 sm_scale:fp32"
 for name, block_t, splits, window in [("attn_decode", 2, 16, 0), ("attn_prefill", 8, 1, 128)]:
     CASES[name] = (K._attention_kernel, *sig(ATTN, NH=64, NKV=8, D=64, G=8, WINDOW=window, PAGE=256,
-                                             SPLITS=splits, BLOCK_T=block_t, BLOCK_N=64, PREC="tf32"))
+                                             SPLITS=splits, BLOCK_T=block_t, BLOCK_N=64, APPENDED=splits > 1,
+                                             PREC="tf32"))
 MOE = "x_ptr:*bf16 w_ptr:*i32 s_ptr:*u8 bias_ptr:*fp32 out_ptr:*bf16 table_ptr:*i32 order_ptr:*i32 rw_ptr:*fp32 " \
       "part_ptr:*fp32 cnt_ptr:*i32 N:i32 K:i32 stride_xm:i32 stride_we:i32 stride_wn:i32 stride_se:i32 " \
       "stride_sn:i32 stride_be:i32 stride_om:i32 stride_tt:i32"

@@ -116,8 +116,9 @@ def test_mutation_rope_kv_one_split_short_fails(device):
 
 
 def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, page=16, kernel_window=None,
-                   kernel_sinks=None):
-    """B sequences with ctx[b] tokens cached (paged, or a 128-row ring) and new[b] tokens in the step.
+                   kernel_sinks=None, appended=False, cache_new=None):
+    """B sequences with ctx[b] tokens cached (paged, or a 128-row ring) and new[b] tokens in the step; appended:
+    the new tokens' k, v are in the cache too (decode), as cache_new says (default: as appended says).
     Returns (kernel output, reference) for the new tokens."""
     B, W = len(ctx), max(64, -(-max(c + n for c, n in zip(ctx, new)) // page))
     full = [torch.randn(c + n, NH + 2 * NKV, D, device=device) for c, n in zip(ctx, new)]
@@ -127,7 +128,8 @@ def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, p
     pages = (torch.randperm(B * W, device=device) + 1).view(B, W).int()  # scattered, never page 0
     slots = torch.randperm(B, device=device).int()
     for b in range(B):
-        i = torch.arange(max(0, ctx[b] - 128) if window else 0, ctx[b], device=device)
+        end = ctx[b] + (new[b] if (appended if cache_new is None else cache_new) else 0)
+        i = torch.arange(max(0, end - 128) if window else 0, end, device=device)
         r = slots[b] * 128 + i % 128 if window else pages[b, i // page] * page + i % page
         kc[r], vc[r] = full[b][i, NH:NH + NKV].to(dtype), full[b][i, NH + NKV:].to(dtype)
     qkv = torch.cat([f[c:] for f, c in zip(full, ctx)]).to(dtype)
@@ -136,7 +138,7 @@ def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, p
     start = torch.tensor(ctx, dtype=torch.int32, device=device)
     out = K.attention(qkv, kc, vc, table, cu, start, sinks if kernel_sinks is None else kernel_sinks.to(device),
                       NH, NKV, window if kernel_window is None else kernel_window, 128 if window else page,
-                      max(new), splits=splits)
+                      max(new), splits=splits, appended=appended)
     ref = [R.attention(f[:, :NH], f[:, NH:NH + NKV], f[:, NH + NKV:], sinks, window or None).view(-1, NH, D)[c:]
            for f, c in zip(full, ctx)]
     return out, torch.cat(ref)
@@ -169,6 +171,18 @@ def test_attention_split_kv(device, splits, window):
 def test_attention_real_shapes(device, ctx, new, splits, window):
     out, ref = attention_case(device, torch.bfloat16, ctx, new, window, splits, NH=64, NKV=8, page=256)
     assert rel(out, ref) < TOL[torch.bfloat16]
+
+
+@pytest.mark.parametrize("ctx,splits", [([5, 1, 150], 1), ([300, 64], 4), ([127, 128, 0], 2)])
+@pytest.mark.parametrize("window", [0, 128])
+def test_attention_decode_appended(device, ctx, splits, window):  # every key from the cache: decode after rope_kv
+    out, ref = attention_case(device, torch.float32, ctx, [1] * len(ctx), window, splits, appended=True)
+    assert rel(out, ref) < TOL[torch.float32]
+
+
+def test_mutation_appended_keys_missing_fails(device):  # told appended, but the new keys are not in the cache
+    out, ref = attention_case(device, torch.float32, [5, 40], [1, 1], 0, 1, appended=True, cache_new=False)
+    assert rel(out, ref) > 100 * TOL[torch.float32]
 
 
 def test_mutation_window_129_fails(device):
