@@ -39,12 +39,13 @@ def setup(B, ctx, sliding):
 
 
 def launcher(B, ctx, sliding, splits, tiles):
-    """12 calls of ops.attention (the engine's launch, with `tiles` in place of its fixed config)."""
+    """12 calls of ops.attention (the engine's decode launch, with `tiles` in place of its fixed config; the
+    step's key is read from the cache, whose rows hold ctx + 1 keys)."""
     kc, vc, table, qkv, cu, start, sinks = setup(B, ctx, sliding)
     out = torch.empty(B, NH, D, device="cuda", dtype=torch.bfloat16)
     window, page = (RING, RING) if sliding else (0, PAGE)
     return [lambda k=k, v=v: ops.attention(qkv, k, v, table, cu, start, sinks, NH, NKV, window, page, 1, splits,
-                                           out=out, tiles=tiles) for k, v in zip(kc, vc)]
+                                           out=out, tiles=tiles, appended=True) for k, v in zip(kc, vc)]
 
 
 def main():

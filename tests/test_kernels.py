@@ -180,8 +180,10 @@ def test_attention_decode_appended(device, ctx, splits, window):  # every key fr
     assert rel(out, ref) < TOL[torch.float32]
 
 
-def test_mutation_appended_keys_missing_fails(device):  # told appended, but the new keys are not in the cache
-    out, ref = attention_case(device, torch.float32, [5, 40], [1, 1], 0, 1, appended=True, cache_new=False)
+@pytest.mark.parametrize("window,splits", [(0, 1), (0, 4), (128, 1), (128, 4)])
+def test_mutation_appended_keys_missing_fails(device, window, splits):  # told appended, the new keys not cached:
+    # a kernel that still took them from qkv (on any of the four paths) would pass the comparison and fail here
+    out, ref = attention_case(device, torch.float32, [5, 40], [1, 1], window, splits, appended=True, cache_new=False)
     assert rel(out, ref) > 100 * TOL[torch.float32]
 
 
