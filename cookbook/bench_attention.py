@@ -1,7 +1,8 @@
 """Decode attention alone (benchmark, not a test): the engine's kernel at 20b shapes (64 query heads, 8 kv heads,
 head dim 64) over a paged cache (full layers, 256-row pages) and 128-row rings (sliding layers), per call inside
 a CUDA graph of 12 calls over distinct caches, sweeping the tile config (BLOCK_N, warps, stages) that
-model/ops.attention fixes for decode at (128, 4, 2) or, for short KV splits, (64, 4, 2). Prints us per call and GB/s of K+V read.
+model/ops.attention fixes for decode at (128, 4, 2), or (64, 4, 2) for short KV splits. Prints us per call and GB/s
+of K+V read.
 
     python cookbook/bench_attention.py --batch 1 64 --ctx 1000 --out attn.jsonl
     python cookbook/bench_attention.py --batch 1 --splits 2 4 8 16 32 --configs 64,4,4   # KV splits at batch 1
