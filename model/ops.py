@@ -77,8 +77,8 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     # BLOCK_T * G query rows >= 16 for tl.dot. Decode: 2 stages, 128-key tiles where a program reads 128+ keys (a
     # window, one split). cookbook/bench_attention.py, H200, 20b, 1,000 keys, us a layer against 64 keys x 4 stages:
     # full 4.67 -> 4.04 (b1, 16 splits), 11.38 -> 9.82 (b8), 40.2 -> 36.4 (b64); sliding 3.83 -> 3.13, 9.16 -> 8.16
-    block_t, long = max(16 // G, 1) if max_q == 1 else max(64 // G, 1), window > 0 or splits == 1
-    block_n, warps, stages = tiles or ((64, 4, 3) if max_q > 1 else (128 if long else 64, 4, 2))
+    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
+    block_n, warps, stages = tiles or ((64, 4, 3) if max_q > 1 else (128 if window or splits == 1 else 64, 4, 2))
     grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
     K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, part, ml,
                             qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),

@@ -49,10 +49,11 @@ CASES = {
 ATTN = "qkv_ptr:*bf16 kc_ptr:*bf16 vc_ptr:*bf16 bt_ptr:*i32 cu_ptr:*i32 start_ptr:*i32 sink_ptr:*fp32 " \
        "out_ptr:*bf16 ml_ptr:*fp32 stride_qt:i32 stride_cr:i32 stride_bb:i32 stride_bp:i32 stride_os:i32 " \
        "stride_ot:i32 sm_scale:fp32"
-for name, block_t, splits, window in [("attn_decode", 2, 16, 0), ("attn_prefill", 8, 1, 128)]:
+for name, block_t, block_n, splits, window in [("attn_decode", 2, 64, 16, 0), ("attn_decode_128", 2, 128, 1, 128),
+                                               ("attn_prefill", 8, 64, 1, 128)]:  # decode: appended, 2 stages
     CASES[name] = (K._attention_kernel, *sig(ATTN, NH=64, NKV=8, D=64, G=8, WINDOW=window, PAGE=256,
-                                             SPLITS=splits, BLOCK_T=block_t, BLOCK_N=64, APPENDED=splits > 1,
-                                             PREC="tf32"))
+                                             SPLITS=splits, BLOCK_T=block_t, BLOCK_N=block_n,
+                                             APPENDED=block_t == 2, PREC="tf32"))
 MOE = "x_ptr:*bf16 w_ptr:*i32 s_ptr:*u8 bias_ptr:*fp32 out_ptr:*bf16 table_ptr:*i32 order_ptr:*i32 rw_ptr:*fp32 " \
       "part_ptr:*fp32 cnt_ptr:*i32 N:i32 K:i32 stride_xm:i32 stride_we:i32 stride_wn:i32 stride_se:i32 " \
       "stride_sn:i32 stride_be:i32 stride_om:i32 stride_tt:i32"
@@ -64,7 +65,7 @@ for name, gate_up, bm, splits in [("moe_True_16", True, 16, 1), ("moe_True_16_sp
 
 WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "topk", "tiles", "tiles_256", "combine", "sample"}
 WARPS = {"add_rmsnorm": 32, "sample": 8}  # as model/ops.py launches them where not the default 4 warps, 3 stages
-STAGES = {"router": 1, "o_proj": 4}
+STAGES = {"router": 1, "o_proj": 4, "attn_decode": 2, "attn_decode_128": 2}
 
 
 def compile_all():
