@@ -129,13 +129,8 @@ def _logprobs(logits, chosen, n):
     lp = torch.log_softmax(logits.float(), dim=-1)  # [R, V]
     picked = lp.gather(1, torch.tensor(chosen, device=lp.device)[:, None])[:, 0].tolist()
     top = lp.topk(n, dim=-1) if n else None
-    out = []
-    for i, c in enumerate(chosen):
-        d = {c: picked[i]}
-        if n:
-            d.update(zip(top.indices[i].tolist(), top.values[i].tolist()))
-        out.append(d)
-    return out
+    tops = zip(top.indices.tolist(), top.values.tolist()) if n else [((), ())] * len(chosen)
+    return [{c: p, **dict(zip(i, v))} for c, p, (i, v) in zip(chosen, picked, tops)]
 
 
 def _gather_futures(futures):
@@ -513,10 +508,9 @@ class LLM:
         """Eager sampling for the first token after a prompt (decode samples inside its graph)."""
         f = lambda vals, dt=torch.float32: torch.tensor(vals, dtype=dt, device=self.device)
         temp = f([r.params.temperature for r in reqs])
-        floor = None
-        if any(r.params.temperature > 0 for r in reqs):
-            floor = ops.sampling_floor(logits, temp, f([r.params.top_k for r in reqs], torch.int32),
-                                       f([r.params.top_p for r in reqs]), f([r.params.min_p for r in reqs]))
+        floor = None if all(r.params.temperature == 0 for r in reqs) else ops.sampling_floor(
+            logits, temp, f([r.params.top_k for r in reqs], torch.int32), f([r.params.top_p for r in reqs]),
+            f([r.params.min_p for r in reqs]))
         return ops.sample(logits, temp, f([r.seed for r in reqs], torch.int64), f([len(r.out) for r in reqs],
                           torch.int64), floor)
 
@@ -583,11 +577,14 @@ class LLM:
         inp = StepInputs(ids, pos, g["ar"][:B + 1], pos, table, slots[:, None].expand(B, table.shape[1]), full_rows,
                          slots * RING + pos % RING, slice(None), 1, splits=self._splits(B))  # every row's logits
         logits = self.model.forward(inp, self.kv)  # [B, V]
-        floor = ops.sampling_floor(logits, temp, g["top_k"][:B], g["top_p"][:B], g["min_p"][:B]) if sampling else None
-        nxt = ops.sample(logits, temp, g["seed"][:B], g["step"][:B], floor)  # [B]
-        ids.copy_(nxt)  # the host reads the next tokens from here
+        if not sampling and B < 64:  # torch's argmax splits a row over programs, ours reads it in one (same ties):
+            torch.argmax(logits, dim=1, out=ids)  # H200 us: 12.7 -> 8.4 at b1, 21.9 -> 14.1 at b16, 23.2 -> 20.7 at b48
+        else:  # the host reads the next tokens from ids either way; greedy graphs never read the steps
+            knobs = [g[k][:B] for k in ("top_k", "top_p", "min_p")]
+            floor = ops.sampling_floor(logits, temp, *knobs) if sampling else None
+            ids.copy_(ops.sample(logits, temp, g["seed"][:B], g["step"][:B], floor))  # [B]
+            g["step"][:B] += 1  # the noise's key
         pos += slots < S  # padding rows stay at position 0
-        g["step"][:B] += 1
         return ids, logits
 
     def _splits(self, B):
