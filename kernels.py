@@ -34,19 +34,20 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
     tl.store(out_ptr + row * stride_ot + cols, h.to(out_ptr.dtype.element_ty), mask=mask)
 
 
-# YaRN RoPE on q and k and/or the k, v append to a cache at row slot[t] (-1: none); a program per token and BLOCK_H
-# head rows. src: qkv (in place, SPLITS = 1) or the QKV projection's S fp32 split-K partials, summed in a fixed
-# order into a new qkv. cos_sin[pos] = [cos * c, sin * c], the YaRN concentration c folded in (built at load).
+# YaRN RoPE on q and k and/or the k, v append to a cache at row slot = slot_ptr[t, pos // PAGE] * PAGE + pos % PAGE
+# (-1: none): decode passes page tables (a ring's: its slot at page stride 0), prefill rows at PAGE 1. A program per
+# token and BLOCK_H head rows. src: qkv (in place, SPLITS = 1) or the QKV projection's S fp32 split-K partials, summed
+# in a fixed order into a new qkv. cos_sin[pos] = [cos * c, sin * c], the YaRN concentration c folded in at load.
 @triton.jit
 def _rope_kv_kernel(src_ptr, qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, stride_st, stride_ss, stride_qt,
-                    stride_cp, stride_cr, NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr,
-                    BLOCK_H: tl.constexpr, SPLITS: tl.constexpr, STORE: tl.constexpr, ROTATE: tl.constexpr,
-                    WRITE: tl.constexpr):  # t * 5120 stays in int32 for any chunk under 400k tokens
+                    stride_cp, stride_cr, stride_sb, stride_sp, NH: tl.constexpr, NKV: tl.constexpr,
+                    D: tl.constexpr, BLOCK_H: tl.constexpr, SPLITS: tl.constexpr, STORE: tl.constexpr,
+                    ROTATE: tl.constexpr, WRITE: tl.constexpr, PAGE: tl.constexpr):  # t * 5120 < 2^31 under 400k
     t, hd, i = tl.program_id(0), tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)[:, None], tl.arange(0, D // 2)
-    rows, qk, slot = hd < NH + 2 * NKV, hd < NH + NKV, tl.load(slot_ptr + t).to(tl.int64) if WRITE else -1
-    if ROTATE:  # positions, the table and the slots are written before the step: read above the wait
-        cs = cs_ptr + tl.load(pos_ptr + t) * stride_cp + i
-        cos, sin = tl.load(cs), tl.load(cs + D // 2)  # [D/2], broadcast over the head rows
+    rows, qk, pos = hd < NH + 2 * NKV, hd < NH + NKV, tl.load(pos_ptr + t) if ROTATE else 0
+    if ROTATE:  # positions, the tables and the rows are written before the step: read above the wait
+        cos, sin = tl.load(cs_ptr + pos * stride_cp + i), tl.load(cs_ptr + pos * stride_cp + i + D // 2)  # [D/2]
+    slot = tl.load(slot_ptr + t * stride_sb + pos // PAGE * stride_sp).to(tl.int64) * PAGE + pos % PAGE if WRITE else -1
     _pdl()
     src, x1, x2 = src_ptr + t * stride_st + hd * D + i, tl.zeros([BLOCK_H, D // 2], tl.float32), 0.0
     for s in tl.static_range(SPLITS):  # the bias came in split 0
@@ -88,13 +89,12 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
                       WINDOW: tl.constexpr, PAGE: tl.constexpr, SPLITS: tl.constexpr,
                       BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, APPENDED: tl.constexpr, PREC: tl.constexpr):
     b, qb, kvh, split = tl.program_id(0), tl.program_id(1), tl.program_id(2) % NKV, tl.program_id(2) // NKV
-    q0, start = tl.load(cu_ptr + b), tl.load(start_ptr + b)  # start: tokens already cached for this sequence
-    q_len = tl.load(cu_ptr + b + 1) - q0
+    q0, q_len, start = tl.load(cu_ptr + b), tl.load(cu_ptr + b + 1) - tl.load(cu_ptr + b), tl.load(start_ptr + b)
     if qb * BLOCK_T >= q_len:
         return
     r = tl.arange(0, BLOCK_T * G)
     t, hq = qb * BLOCK_T + r // G, kvh * G + r % G  # token within the chunk, query head
-    row_ok, qpos = t < q_len, start + t
+    row_ok, qpos = t < q_len, start + t  # start: tokens already cached for this sequence
     d, tok = tl.arange(0, D)[None, :], (q0 + t).to(tl.int64)[:, None]
     m = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634
     _pdl()  # the sequence's offsets, cached length and the sinks above were written before this layer

@@ -566,16 +566,16 @@ class LLM:
                     step=[len(r.out) for r in reqs] + [0] * pad)
         for name, vals in cols.items():
             g[name][:Bp] = torch.tensor(vals, dtype=g[name].dtype)
+        g["table"][:Bp] = self.tables[g["slots"][:Bp].long()]  # a running sequence's pages never change
 
     def _decode_body(self, B, sampling):
         """Decode step on the static buffers: graph-capturable, no host sync. Samples, then writes the next
         ids, positions and steps in place, so an unchanged batch replays again without host input."""
         g, S = self.static, self.max_slots
         ids, pos, slots, temp = g["ids"][:B], g["pos"][:B], g["slots"][:B], g["temp"][:B]
-        table = self.tables[slots.long()]  # [B, W]
-        full_rows = table.gather(1, (pos // self.page)[:, None].long())[:, 0] * self.page + pos % self.page
-        inp = StepInputs(ids, pos, g["ar"][:B + 1], pos, table, slots[:, None].expand(B, table.shape[1]), full_rows,
-                         slots * RING + pos % RING, slice(None), 1, splits=self._splits(B))  # every row's logits
+        table = g["table"][:B]  # [B, W]; RoPE finds the new tokens' cache rows through the tables: no row inputs
+        inp = StepInputs(ids, pos, g["ar"][:B + 1], pos, table, slots[:, None].expand(*table.shape), None, None,
+                         slice(None), 1, splits=self._splits(B))  # every row's logits
         logits = self.model.forward(inp, self.kv)  # [B, V]
         if not sampling and B < 64:  # torch's argmax splits a row over programs, ours reads it in one (same ties):
             torch.argmax(logits, dim=1, out=ids)  # H200 us: 12.7 -> 8.4 at b1, 21.9 -> 14.1 at b16, 23.2 -> 20.7 at b48
@@ -598,7 +598,8 @@ class LLM:
         self.static = dict(ids=z(torch.int64), pos=z(torch.int32), slots=z(torch.int32, S),
                            temp=z(torch.float32), top_k=z(torch.int32), top_p=z(torch.float32, 1.0),
                            min_p=z(torch.float32), seed=z(torch.int64), step=z(torch.int64),
-                           ar=torch.arange(S + 1, dtype=torch.int32, device=dev))  # decode's cu_seqlens
+                           ar=torch.arange(S + 1, dtype=torch.int32, device=dev),  # decode's cu_seqlens
+                           table=torch.zeros_like(self.tables[:S]))
         self.buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, S + 1, 32)) if b <= S} | {S})
         self._last_batch, self._pending = None, None
         cuda = dev.type == "cuda"  # each buffer with the event its copy records, reused every other step
@@ -619,7 +620,7 @@ class LLM:
     def _warm_up(self, B, sampling):
         """Compiles and runs the decode body once outside the graph, on the scratch slot S at position 0:
         rows left by earlier batches would write K/V into slots and pages that live requests now own."""
-        self.static["slots"][:B], self.static["pos"][:B] = self.max_slots, 0
+        self.static["slots"][:B], self.static["pos"][:B], self.static["table"][:B] = self.max_slots, 0, 0  # page 0
         self._decode_body(B, sampling)
         self._last_batch = None  # the static rows no longer hold any batch
 

@@ -21,8 +21,8 @@ class StepInputs:
     start: torch.Tensor  # [B] tokens already cached per sequence
     block_table: torch.Tensor  # [B, W] pages of the full-attention cache
     ring_table: torch.Tensor  # [B, W] with page stride 0: the sequence's slot in the 128-row rings
-    full_rows: torch.Tensor  # [T] cache row of each token in the paged cache
-    ring_rows: torch.Tensor  # [T] ring row of each token, -1 where a later token of the chunk takes it
+    full_rows: torch.Tensor | None  # [T] paged-cache row of each token; None at decode (RoPE reads the tables)
+    ring_rows: torch.Tensor | None  # [T] ring row of each token, -1 where a later token of the chunk takes it
     logit_rows: torch.Tensor | slice  # [R] rows of the step whose next token is wanted (decode: all)
     max_q: int  # most new tokens of one sequence (1 = decode)
     splits: int = 1  # KV splits for decode attention over long contexts
@@ -93,7 +93,7 @@ class GptOss:
         # decode appends during RoPE (one launch); a prefill chunk appends after attention, because its
         # ring writes would overwrite keys that the chunk's earlier queries still need
         fused = inp.max_q == 1
-        qkv = ops.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, rows if fused else None, x.dtype)
+        qkv = ops.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, table if fused else None, x.dtype, page)
         o = ops.attention(qkv, kc, vc, table, inp.cu_seqlens, inp.start, w["sinks"], nh, nkv, window, page,
                               inp.max_q, 1 if cfg.sliding[l] else inp.splits, appended=fused)
         if not fused:

@@ -32,28 +32,30 @@ def add_rmsnorm(h, w, eps, delta=None):
     return out
 
 
-def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None, dtype=None):
+def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None, dtype=None, page=None):
     """src: qkv [T, NH + 2 NKV, D], changed in place, or the QKV projection's fp32 split-K partials
     [T, S, NH + 2 NKV, D], summed into a new qkv of `dtype`. Rotates q and k when pos is given; appends k, v to
-    the caches ([P, NKV, D]) at rows `slots` ([T], -1 = skip) when slots is given. Returns qkv."""
+    the caches ([P, NKV, D]) when slots is given: at rows slots [T] (-1 = skip), or with pos, through page tables
+    slots [T, W] of `page` rows a page (decode: token t is sequence t's). Returns qkv."""
     partial, (T, heads, D) = src.dim() == 4, (src.shape[0], *src.shape[-2:])
     assert heads == nh + 2 * nkv and src.stride(-1) == 1 and src.stride(-2) == D
     assert not partial or (src.dtype == torch.float32 and dtype is not None), "partials: fp32, dtype given"
-    rotate, write = pos is not None, slots is not None
+    rotate, write, paged = pos is not None, slots is not None, slots is not None and slots.dim() == 2  # paged: decode
     if rotate:
         assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
     qkv = torch.empty((T, heads, D), device=src.device, dtype=dtype) if partial else src
     if write:
-        assert slots.shape == (T,) and k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride()
-        assert k_cache.dtype == qkv.dtype
+        assert slots.shape[0] == T and (rotate or not paged) and k_cache.shape[1:] == (nkv, D)
+        assert k_cache.dtype == qkv.dtype and v_cache.stride() == k_cache.stride()
     dummy = qkv  # pointer for an unused argument
     # a program per token and 32 head rows: one token's 80 KB of fp32 partials are read by 3 SMs, not one
     K._rope_kv_kernel[(T, triton.cdiv(heads, 32))](
         src, qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
         v_cache if write else dummy, slots if write else dummy, src.stride(0), src.stride(1) if partial else 0,
         qkv.stride(0), cos_sin.stride(0) if rotate else 0, k_cache.stride(0) if write else 0,
-        NH=nh, NKV=nkv, D=D, BLOCK_H=32, SPLITS=src.shape[1] if partial else 1,
-        STORE=partial or rotate, ROTATE=rotate, WRITE=write, launch_pdl=True)
+        slots.stride(0) if write else 0, slots.stride(1) if paged else 0, NH=nh, NKV=nkv, D=D, BLOCK_H=32,
+        SPLITS=src.shape[1] if partial else 1, STORE=partial or rotate, ROTATE=rotate, WRITE=write,
+        PAGE=page if paged else 1, launch_pdl=True)
     return qkv
 
 

@@ -32,8 +32,8 @@ CASES = {
                                                 R=4, BLOCK_N=4096)),
     "rope_kv": (K._rope_kv_kernel, *sig("src_ptr:*fp32 qkv_ptr:*bf16 pos_ptr:*i32 cs_ptr:*fp32 kc_ptr:*bf16 "
                                         "vc_ptr:*bf16 slot_ptr:*i32 stride_st:i32 stride_ss:i32 stride_qt:i32 "
-                                        "stride_cp:i32 stride_cr:i32", NH=64, NKV=8, D=64, BLOCK_H=32, SPLITS=4,
-                                        STORE=True, ROTATE=True, WRITE=True)),
+                                        "stride_cp:i32 stride_cr:i32 stride_sb:i32 stride_sp:i32", NH=64, NKV=8,
+                                        D=64, BLOCK_H=32, SPLITS=4, STORE=True, ROTATE=True, WRITE=True, PAGE=256)),
     "combine": (K._combine_kernel, *sig("part_ptr:*fp32 ml_ptr:*fp32 sink_ptr:*fp32 out_ptr:*bf16 stride_ps:i32",
                                         NH=64, D=64, SPLITS=16)),
     "router": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=128, BLOCK_K=128, SPLITS=23, PREC="tf32")),

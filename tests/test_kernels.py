@@ -104,6 +104,22 @@ def test_rope_kv(device, NH, NKV, D, T, dtype, splits):
     assert (kc[untouched] == 7).all() and (vc[untouched] == 7).all()
 
 
+@pytest.mark.parametrize("page,stride", [(16, 1), (128, 0)])  # a paged cache; a ring (its slot at page stride 0)
+def test_rope_kv_page_tables(device, page, stride):  # decode: the rows from the tables and positions
+    T, NH, NKV, D, W = 6, 4, 2, 32, 8
+    tables = torch.randperm(T * W, device=device).view(T, W).int()
+    tables = tables if stride else tables[:, :1].expand(T, W)  # [T, W]
+    pos = torch.randint(0, page * W, (T,), device=device, dtype=torch.int32)
+    rows = tables.gather(1, (pos // page)[:, None].long())[:, 0] * page + pos % page
+    caches = [torch.zeros(T * W * page, NKV, D, device=device) for _ in range(4)]
+    xs = [torch.randn(T, NH + 2 * NKV, D, device=device)]
+    xs.append(xs[0].clone())
+    K.rope_kv(xs[0], NH, NKV, pos, yarn_table(D, page * W, device), caches[0], caches[1], tables, page=page)
+    K.rope_kv(xs[1], NH, NKV, pos, yarn_table(D, page * W, device), caches[2], caches[3], rows)
+    assert torch.equal(xs[0], xs[1]) and torch.equal(caches[0], caches[2]) and torch.equal(caches[1], caches[3])
+    assert (caches[0][rows.long()] != 0).all()  # the writes landed
+
+
 def test_mutation_rope_kv_one_split_short_fails(device):
     """The kernel told 2 of 3 partials must fail the comparison by far."""
     from kernels import _rope_kv_kernel
@@ -111,7 +127,8 @@ def test_mutation_rope_kv_one_split_short_fails(device):
     part = torch.randn(T, 3, NH + 2 * NKV, D, device=device)
     out = torch.empty(T, NH + 2 * NKV, D, device=device)
     _rope_kv_kernel[(T,)](part, out, out, out, out, out, out, part.stride(0), part.stride(1), out.stride(0), 0, 0,
-                          NH=NH, NKV=NKV, D=D, BLOCK_H=8, SPLITS=2, STORE=True, ROTATE=False, WRITE=False)
+                          0, 0, NH=NH, NKV=NKV, D=D, BLOCK_H=8, SPLITS=2, STORE=True, ROTATE=False, WRITE=False,
+                          PAGE=1)
     assert rel(out, part.sum(1)) > 100 * TOL[torch.float32]
 
 
