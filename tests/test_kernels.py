@@ -111,13 +111,14 @@ def test_rope_kv_page_tables(device, page, stride):  # decode: the rows from the
     tables = tables if stride else tables[:, :1].expand(T, W)  # [T, W]
     pos = torch.randint(0, page * W, (T,), device=device, dtype=torch.int32)
     rows = tables.gather(1, (pos // page)[:, None].long())[:, 0] * page + pos % page
-    caches = [torch.zeros(T * W * page, NKV, D, device=device) for _ in range(4)]
-    xs = [torch.randn(T, NH + 2 * NKV, D, device=device)]
-    xs.append(xs[0].clone())
-    K.rope_kv(xs[0], NH, NKV, pos, yarn_table(D, page * W, device), caches[0], caches[1], tables, page=page)
-    K.rope_kv(xs[1], NH, NKV, pos, yarn_table(D, page * W, device), caches[2], caches[3], rows)
+    x, cs = torch.randn(T, NH + 2 * NKV, D, device=device), yarn_table(D, page * W, device)
+    caches = [torch.zeros(T * W * page, NKV, D, device=device) for _ in range(6)]
+    xs = [K.rope_kv(x.clone(), NH, NKV, pos, cs, caches[0], caches[1], tables, page=page),
+          K.rope_kv(x.clone(), NH, NKV, pos, cs, caches[2], caches[3], rows),
+          K.rope_kv(x.clone(), NH, NKV, pos, cs, caches[4], caches[5], tables, page=page // 2)]  # a mutation
     assert torch.equal(xs[0], xs[1]) and torch.equal(caches[0], caches[2]) and torch.equal(caches[1], caches[3])
     assert (caches[0][rows.long()] != 0).all()  # the writes landed
+    assert not torch.equal(caches[4], caches[2])  # told the wrong page size, the rows (so the cache) must differ
 
 
 def test_mutation_rope_kv_one_split_short_fails(device):
