@@ -64,8 +64,9 @@ def lm_head_and_sampling(res):
 
 
 def greedy_strips(res):
-    """The sample kernel's strip width and warps against torch.argmax, greedy, over 8 distinct logit buffers."""
-    for B in (1, 8, 64):
+    """The sample kernel's strip width and warps against torch.argmax, greedy, over 8 distinct logit buffers
+    (llm.LLM._decode_body takes argmax for greedy graphs under 64 rows, where it wins)."""
+    for B in (1, 8, 16, 32, 48, 64, 256):
         ls, out = [torch.randn(B, V, device=DEV) for _ in range(8)], torch.empty(B, device=DEV, dtype=torch.int64)
         z, floor = torch.zeros(B, device=DEV, dtype=torch.int64), torch.full((B,), float("-inf"), device=DEV)
         temp = torch.zeros(B, device=DEV)
