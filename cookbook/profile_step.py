@@ -26,7 +26,7 @@ from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
 
 FAMILIES = [("_moe_kernel", "MoE GEMMs (MXFP4)"), ("_attention_kernel", "attention"), ("_combine", "attention"),
             ("_add_rmsnorm", "add + RMSNorm"), ("_rope_kv", "RoPE + KV append"), ("_topk", "routing"),
-            ("_tiles", "routing"), ("_sample", "sampling")]
+            ("_tiles", "routing"), ("_sample", "sampling"), ("ArgMax", "sampling")]  # torch.argmax: greedy under 64
 
 
 def family(name):
