@@ -45,7 +45,7 @@ def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
         assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
     qkv = torch.empty((T, heads, D), device=src.device, dtype=dtype) if partial else src
     if write:
-        assert slots.shape[0] == T and (rotate or not paged) and k_cache.shape[1:] == (nkv, D)
+        assert slots.shape[0] == T and (not paged or (rotate and page)) and k_cache.shape[1:] == (nkv, D)
         assert k_cache.dtype == qkv.dtype and v_cache.stride() == k_cache.stride()
     dummy = qkv  # pointer for an unused argument
     # a program per token and 32 head rows: one token's 80 KB of fp32 partials are read by 3 SMs, not one
