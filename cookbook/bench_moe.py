@@ -6,6 +6,11 @@ to, achieved GB/s. The winner is hard-coded in model/ops._moe_gemm.
     python cookbook/bench_moe.py --tokens 1 2 4 8 --up-splits 1 2 3 4     # gate_up K splits (engine tiles)
     python cookbook/bench_moe.py --tokens 1 2 4 8 16 32 64 128 --down-splits 1 2 3 4 6 8
     python cookbook/bench_moe.py --tokens 64 256 --tiles 128,4,3 256,4,3 --block-m 32   # other tiles, tile rows
+    python cookbook/bench_moe.py --tokens 1 8 64 --chain     # route -> gate_up -> down per layer, as the engine runs
+
+Kernels timed back to back overlap their launches and tails with copies of themselves, which the engine never
+does: a change that sped up the 1-token gate_up by 3.4 us a layer back to back lost 0.5 us a layer after routing,
+and 1.2% end to end (docs/optimizations.md, thirteenth session). --chain times the engine's order.
 """
 import argparse
 import itertools
@@ -49,6 +54,7 @@ def main():
     ap.add_argument("--tiles", nargs="+", help="(BLOCK_N,warps,stages) configs to sweep, e.g. 128,4,3 256,4,3 "
                     "(default: 64/128 x 4/8 warps x 3/4/6 stages); with --up/down-splits, the first one")
     ap.add_argument("--block-m", type=int, help="rows per tile (default: the engine's 16 or 64)")
+    ap.add_argument("--chain", action="store_true", help="time routing + gate_up + down per layer (engine tiles)")
     ap.add_argument("--out", help="JSON lines: every config's gate_up and down time at every token count")
     a = ap.parse_args()
     E, H, I, TOPK, dev = a.experts, 2880, 2880, 4, "cuda"
@@ -83,7 +89,14 @@ def main():
                                                             7.0, block_m, H, tiles, splits=sp)))
             print(f"T={T}: {experts} experts, engine split {splits}; down us at splits {a.down_splits}: "
                   + " ".join(f"{t:.1f}" for t in times), flush=True)
-        if a.up_splits or a.down_splits:
+        if a.chain:
+            wrs = [wr.clone() for _ in layers]
+            for w in wrs[1:]:  # each layer routes differently, as the model's do
+                w.normal_()
+            cnt = torch.zeros(4096, device=dev, dtype=torch.int32)  # the engine's static split counters
+            t = graph_us(lambda l: K.moe(x, wrs[l], br, *layers[l][0], b1, *layers[l][1], b2, TOPK, 7.0, counters=cnt))
+            print(f"T={T}: {experts} experts; route + gate_up + down {t:.1f} us per layer", flush=True)
+        if a.up_splits or a.down_splits or a.chain:
             continue
         res = []
         for cfg in configs:
