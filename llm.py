@@ -6,6 +6,7 @@ and one background thread that owns the GPU. The request path:
 Legend: B sequences in the step, T tokens in the step, W block-table width (pages per sequence),
 S max_slots, P page rows, V vocab.
 """
+import codecs
 import itertools
 import os
 import queue
@@ -56,7 +57,9 @@ class SamplingParams:
         need(0 < self.top_p <= 1, "top_p", "must be in (0, 1]")
         need(isinstance(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be in [0, {TOP_K_CAP}]")
         need(0 <= self.min_p <= 1, "min_p", "must be in [0, 1]")
-        need(self.seed is None or isinstance(self.seed, int), "seed", "must be an int or None")
+        need(self.seed is None or isinstance(self.seed, int) and abs(self.seed) < 2**63, "seed", "must be an int64")
+        need(self.stop_token_ids is None or isinstance(self.stop_token_ids, (list, tuple)) and all(
+            isinstance(t, int) for t in self.stop_token_ids), "stop_token_ids", "must be None or a list of ints")
         for f in ("logprobs", "prompt_logprobs"):
             v = getattr(self, f)
             need(v is None or (isinstance(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
@@ -114,14 +117,10 @@ class StreamDelta:
     output: RequestOutput = None  # set on the last delta
 
 
-def _complete_utf8(b: bytes) -> str:
-    """Text of b without a multi-byte character that the next token may still complete."""
-    for cut in range(4):
-        try:
-            return b[:len(b) - cut].decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-    return b.decode("utf-8", errors="replace")
+def _cut(text, stops, hold=False):
+    """text before the first stop string; hold: less a tail that the next token may complete into one too."""
+    text = text[:min([i for i in (text.find(s) for s in stops) if i >= 0], default=len(text))]
+    return text[:len(text) - max([k for s in stops for k in range(1, len(s)) if hold and text.endswith(s[:k])] or [0])]
 
 
 def _logprobs(logits, chosen, n):
@@ -184,7 +183,7 @@ class LLM:
             self._capture_graphs()
         self.waiting, self.running, self.inbox = deque(), [], queue.Queue()
         self.ids = itertools.count()
-        self.stopping, self.error = False, None
+        self.stopping, self.error, self.lock = False, None, threading.Lock()
         self.thread = threading.Thread(target=self._loop, name="llm-loop", daemon=True)
         self.thread.start()
         self.startup_s = time.perf_counter() - t0
@@ -202,9 +201,7 @@ class LLM:
         params = list(params) if isinstance(params, (list, tuple)) else [params] * len(plist)
         if len(params) != len(plist):
             raise ValueError(f"sampling_params: {len(params)} given for {len(plist)} prompts")
-        reqs = [self._make_request(p, sp) for p, sp in zip(plist, params)]  # validate all, then enqueue
-        for r in reqs:
-            self.inbox.put(r)
+        reqs = self._submit([self._make_request(p, sp) for p, sp in zip(plist, params)])  # validate all, then enqueue
         fut = reqs[0].future if single else _gather_futures([r.future for r in reqs])
         fut.request_ids = [r.id for r in reqs]
         return fut
@@ -213,20 +210,23 @@ class LLM:
         """Yields StreamDelta(token_id, text, output) per generated token; text is the new complete UTF-8
         text, and output is the RequestOutput on the last delta (None before)."""
         r = self._make_request(prompt, sampling_params if sampling_params is not None else SamplingParams(**kw))
-        r.stream = queue.Queue()
-        self.inbox.put(r)
-        ids, shown = [], ""
-        while True:
-            item = r.stream.get()
-            if isinstance(item, BaseException):
-                raise item
-            if isinstance(item, RequestOutput):
-                yield StreamDelta(None, item.text[len(shown):], item)
-                return
-            ids.append(item)
-            text = _complete_utf8(self.tokenizer.decode_bytes(ids))
-            yield StreamDelta(item, text[len(shown):], None)
-            shown = text
+        r.stream, dec, text, shown = queue.Queue(), codecs.getincrementaldecoder("utf-8")("replace"), "", ""
+        self._submit([r])
+        try:
+            while True:
+                item = r.stream.get()
+                if isinstance(item, BaseException):
+                    raise item
+                if isinstance(item, RequestOutput):
+                    yield StreamDelta(None, item.text[len(shown):], item)
+                    return
+                text += dec.decode(self.tokenizer.decode_bytes([item]))  # a character split over tokens waits
+                now = _cut(text, r.params.stop or [], hold=True)  # no stop string, nor the start of one
+                yield StreamDelta(item, now[len(shown):], None)
+                shown = now
+        finally:  # closed early (a client gone): free the slot now, not at max_tokens
+            if not r.future.done():
+                self.abort(r.id)
 
     def chat(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
         """messages: one OpenAI-style conversation (list of dicts) or a list of them, rendered in harmony.
@@ -264,7 +264,7 @@ class LLM:
             for t in out.token_ids:
                 parser.feed(t)
         p = parser.result()
-        reason = "abort" if out.finish_reason == "abort" else p.finish
+        reason = out.finish_reason if out.finish_reason == "abort" or p.finish == "length" else p.finish
         return ChatOutput(out.request_id, p.reasoning, p.text, p.tool_calls, reason, out)
 
     def abort(self, request_id):
@@ -273,14 +273,20 @@ class LLM:
 
     def stop(self):
         """Cancels what is in flight (finish reason 'abort'), resolves every future, joins the thread."""
-        if not self.stopping:
+        with self.lock:
             self.stopping = True
             self.inbox.put(None)
-            self.thread.join()
+        self.thread.join()
+
+    def _submit(self, reqs):  # under the lock stop() takes: each request is refused or seen by the loop's last drain
+        with self.lock:
+            if self.stopping:
+                raise RuntimeError("engine is stopped")
+            for r in reqs:
+                self.inbox.put(r)
+        return reqs
 
     def _make_request(self, prompt, params):
-        if self.stopping:
-            raise RuntimeError("engine is stopped")
         ids = self.tokenizer.encode(prompt, allow_special=True) if isinstance(prompt, str) else list(prompt)
         if not ids:
             raise ValueError("prompt is empty")
@@ -365,7 +371,8 @@ class LLM:
             except Exception as fatal:  # the context is gone: nothing more can run
                 for r in list(self.running) + list(self.waiting):
                     self._reject(r, RuntimeError(f"engine cannot continue after: {fatal!r}"))
-                self.stopping, self.error = True, fatal
+                with self.lock:
+                    self.stopping, self.error = True, fatal
 
     def _reject(self, r, err):
         self._release(r)
@@ -395,9 +402,9 @@ class LLM:
             self.waiting.popleft()
             r.slot = self.free_slots.popleft()
             r.pages = [self.free_pages.popleft() for _ in range(need)]
+            self.running.append(r)  # before the copy: a CUDA error there fails r with the step
             self.tables[r.slot, :need] = torch.tensor(r.pages, dtype=torch.int32)
             r.t_admit = time.perf_counter()
-            self.running.append(r)
 
     def _release(self, r):
         if r in self.running:
@@ -422,21 +429,14 @@ class LLM:
         if r.stream is not None:
             r.stream.put(out)
 
-    def _stop_string(self, r):
-        """True when a stop string has appeared; the text is cut before it."""
-        text = self.tokenizer.decode(r.out)
-        hits = [i for i in (text.find(x) for x in r.params.stop) if i >= 0]
-        if hits:
-            r.text = text[:min(hits)]
-        return bool(hits)
-
     def _append(self, r, token):
         r.out.append(token)
         if r.stream is not None:
             r.stream.put(token)
         if not r.params.ignore_eos and token in (r.params.stop_token_ids or self.stop_ids):
             self._finish(r, "stop")
-        elif r.params.stop and self._stop_string(r):
+        elif r.params.stop and len(cut := _cut(text := self.tokenizer.decode(r.out), r.params.stop)) < len(text):
+            r.text = cut  # the text ends before the stop string
             self._finish(r, "stop")
         elif len(r.out) >= r.params.max_tokens:
             self._finish(r, "length")

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from helpers import TIKTOKEN, needs_data
-from llm import LLM, SamplingParams
+from llm import LLM, RequestOutput, SamplingParams
 
 pytestmark = needs_data
 
@@ -124,7 +124,9 @@ def test_graph_warm_up_writes_only_the_scratch_slot(engine):
                                              ([1], dict(temperature=-1.0), "temperature"),
                                              ([1], dict(top_p=0.0), "top_p"), ([1], dict(top_p=1.5), "top_p"),
                                              ([1], dict(top_k=-2), "top_k"), ([201088], {}, "vocab"),
-                                             ([1] * 10, dict(max_tokens=131070), "context length")])
+                                             ([1] * 10, dict(max_tokens=131070), "context length"),
+                                             ([1], dict(seed=2**64), "seed"),  # would fail the whole step
+                                             ([1], dict(stop_token_ids=200002), "stop_token_ids")])
 def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
     before = engine.inbox.qsize()
     with pytest.raises(ValueError, match=match):
@@ -199,6 +201,26 @@ def test_stop_strings_cut_the_text(engine):
     stop = text[3:6] if len(text) >= 6 else text[-1:]
     cut = engine.generate([11, 12, 13], max_tokens=8, stop=[stop]).result()
     assert cut.finish_reason == "stop" and cut.text == text[:text.find(stop)] and stop not in cut.text
+    deltas = list(engine.stream([11, 12, 13], max_tokens=8, stop=[stop]))  # shows neither the stop string nor
+    assert "".join(d.text for d in deltas) == cut.text == deltas[-1].output.text  # its start: text only grows
+
+
+def test_closed_stream_aborts_its_request(engine):
+    pages = len(engine.free_pages)
+    stream = engine.stream(list(range(60)), max_tokens=500, ignore_eos=True)
+    assert next(stream).token_id is not None
+    stream.close()  # a client gone: the request ends now, not after 500 tokens
+    engine.generate([1], max_tokens=1).result()  # one more step: the abort has been applied
+    assert len(engine.free_pages) == pages and len(engine.free_slots) == engine.max_slots and not engine.running
+
+
+def test_chat_ended_by_a_stop_string_says_stop(engine):
+    tok = engine.tokenizer
+    ids = [tok.special["<|channel|>"]] + tok.encode("final") + [tok.special["<|message|>"]] + tok.encode("Hi. Bye")
+    for reason in ("stop", "length", "abort"):  # the parser saw no end token: the engine's reason stands
+        assert engine._parse_chat(RequestOutput(0, [1], ids, "Hi", reason)).finish_reason == reason
+    done = ids + [tok.special["<|return|>"]]
+    assert engine._parse_chat(RequestOutput(0, [1], done, "Hi", "stop")).finish_reason == "stop"
 
 
 def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
