@@ -36,7 +36,7 @@ def _add_rmsnorm_kernel(h_ptr, d_ptr, w_ptr, out_ptr, stride_ht, stride_dt, stri
 
 # YaRN RoPE on q and k and/or the k, v append to a cache at row slot = slot_ptr[t, pos // PAGE] * PAGE + pos % PAGE
 # (-1: none): decode passes page tables (a ring's: its slot at page stride 0), prefill rows at PAGE 1. A program per
-# token and BLOCK_H head rows. src: qkv (in place, SPLITS = 1) or the QKV projection's S fp32 split-K partials, summed
+# token and BLOCK_H head rows. src: qkv (in place, SPLITS = 1) or the QKV projection's S split-K partials, summed
 # in a fixed order into a new qkv. cos_sin[pos] = [cos * c, sin * c], the YaRN concentration c folded in at load.
 @triton.jit
 def _rope_kv_kernel(src_ptr, qkv_ptr, pos_ptr, cs_ptr, kc_ptr, vc_ptr, slot_ptr, stride_st, stride_ss, stride_qt,
@@ -140,7 +140,7 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
 
 # Skinny linear split over K: out[t, s, n] = sum over split s's K of W[n, k] x[t, k], + bias[n] in split 0.
 # acc [BLOCK_N, BLOCK_T] = W @ x^T, so the weights stream as the MMA's M and the few tokens are its N. The
-# S fp32 partials are summed by their consumer in a fixed order (add_rmsnorm, top-k): no reduce launch.
+# S partials are summed in fp32 by their consumer in a fixed order (add_rmsnorm, RoPE, top-k): no reduce launch.
 @triton.jit
 def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, stride_ot, stride_os,
                    BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPLITS: tl.constexpr,

@@ -83,7 +83,7 @@ class GptOss:
     def attention(self, l, w, x, inp: StepInputs, kv: KVCache):
         cfg, i = self.cfg, self.cache_index[l]
         nh, nkv, T = cfg.num_attention_heads, cfg.num_key_value_heads, x.shape[0]
-        # up to 16 tokens 4 split-K fp32 partials, summed by rope_kv: 9.2 us a layer against cuBLAS's 10.1, PDL-launched
+        # up to 16 tokens 4 split-K partials, summed by rope_kv: 9.2 us a layer against cuBLAS's 10.1, PDL-launched
         qkv = ops.linear(x, w["wqkv"], w["bqkv"], splits=4)
         qkv = qkv.view(*qkv.shape[:-1], nh + 2 * nkv, cfg.head_dim)  # [T, (S,) NH + 2 NKV, D]
         if cfg.sliding[l]:

@@ -33,13 +33,13 @@ def add_rmsnorm(h, w, eps, delta=None):
 
 
 def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, slots=None, dtype=None, page=None):
-    """src: qkv [T, NH + 2 NKV, D], changed in place, or the QKV projection's fp32 split-K partials
+    """src: qkv [T, NH + 2 NKV, D], changed in place, or the QKV projection's split-K partials
     [T, S, NH + 2 NKV, D], summed into a new qkv of `dtype`. Rotates q and k when pos is given; appends k, v to
     the caches ([P, NKV, D]) when slots is given: at rows slots [T] (-1 = skip), or with pos, through page tables
     slots [T, W] of `page` rows a page (decode: token t is sequence t's). Returns qkv."""
     partial, (T, heads, D) = src.dim() == 4, (src.shape[0], *src.shape[-2:])
     assert heads == nh + 2 * nkv and src.stride(-1) == 1 and src.stride(-2) == D
-    assert not partial or (src.dtype == torch.float32 and dtype is not None), "partials: fp32, dtype given"
+    assert not partial or dtype is not None, "partials: dtype given"
     rotate, write, paged = pos is not None, slots is not None, slots is not None and slots.dim() == 2  # paged: decode
     if rotate:
         assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
@@ -48,7 +48,7 @@ def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
         assert slots.shape[0] == T and (not paged or (rotate and page)) and k_cache.shape[1:] == (nkv, D)
         assert k_cache.dtype == qkv.dtype and v_cache.stride() == k_cache.stride()
     dummy = qkv  # pointer for an unused argument
-    # a program per token and 32 head rows: one token's 80 KB of fp32 partials are read by 3 SMs, not one
+    # a program per token and 32 head rows: one token's 40 KB of bf16 partials are read by 3 SMs, not one
     K._rope_kv_kernel[(T, triton.cdiv(heads, 32))](
         src, qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
         v_cache if write else dummy, slots if write else dummy, src.stride(0), src.stride(1) if partial else 0,
@@ -93,12 +93,12 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     return out
 
 
-def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1, block_t=None):
-    """x [T, K] @ w [N, K]^T + b [N], split over K: [T, S, n_out or N] float32 partials, bias in split 0,
-    for add_rmsnorm or top-k to sum in a fixed order. Columns N..n_out are left unwritten."""
+def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1, block_t=None, dtype=torch.float32):
+    """x [T, K] @ w [N, K]^T + b [N], split over K: [T, S, n_out or N] partials of `dtype`, bias in split 0,
+    for add_rmsnorm, rope_kv or top-k to sum in fp32 in a fixed order. Columns N..n_out are left unwritten."""
     (T, k_in), N = x.shape, w.shape[0]
     assert w.shape == (N, k_in) and b.shape == (N,) and x.stride(1) == 1 and w.stride(1) == 1
-    out = torch.empty((T, splits, n_out or N), device=x.device, dtype=torch.float32)  # [T, S, N]
+    out = torch.empty((T, splits, n_out or N), device=x.device, dtype=dtype)  # [T, S, N]
     block_t = block_t or (16 if T <= 16 else 64)  # tl.dot's N >= 16
     grid = (triton.cdiv(N, block_n), splits, triton.cdiv(T, block_t))
     K._linear_kernel[grid](x, w, b, out, T, N, k_in, x.stride(0), w.stride(0), out.stride(0), out.stride(1),
@@ -108,14 +108,15 @@ def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1, blo
 
 
 def linear(x, w, b, splits=8):
-    """x [T, K] @ w [N, K]^T + b: [T, N], or at T <= 16 its [T, S, N] fp32 partials (add_rmsnorm or rope_kv
-    sums them)."""
+    """x [T, K] @ w [N, K]^T + b: [T, N], or at T <= 16 its [T, S, N] partials in x's dtype (add_rmsnorm or
+    rope_kv sums them)."""
     if x.shape[0] > 16:  # at 64 tokens split-K is 9.4 vs 10.3 us for the O projection, and add_rmsnorm's
         return F.linear(x, w, b)  # partial rows give back the difference
     # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us (split-K + reduce, 2.1 TB/s), this 7.8 us;
     # best of 48 (splits, BLOCK_N, BLOCK_K, stages) in cookbook/dense_variants/gemv_splitk.py --bench (H200);
-    # QKV (5120 x 2880): 10.1 -> 9.2 us at 4 splits, the same tiles
-    return linear_partials(x, w, b, splits, 64, 64, stages=4)
+    # QKV (5120 x 2880): 10.1 -> 9.2 us at 4 splits, the same tiles. bf16 partials, not fp32: their consumer
+    # reads a token's in one program (add_rmsnorm) or three (rope_kv), so bytes there are on the step's chain
+    return linear_partials(x, w, b, splits, 64, 64, stages=4, dtype=x.dtype)
 
 
 def moe_route(x, wr, br, top_k, block_m):
@@ -178,21 +179,22 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
 def k_splits(programs, device, cap):
     """K splits for a MoE GEMM of `programs` (tile, 128-column block) programs: ~20 programs per SM. For the
     down projection the best of 1-8 splits at 1-128 tokens to within 5% (cookbook/bench_moe.py --down-splits,
-    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); more than 6 costs add_rmsnorm more. For the gate_up
-    2 splits (--up-splits): 25.1 -> 20.0 us at 1 token; 4 splits 22.0, and any split loses at 8 tokens."""
+    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6). With bf16 partial rows, end to end at 20b b1, 8 splits
+    beat 6 (583.3 -> 585.4 tok/s) and 12 lost (578.7: add_rmsnorm reads every row in one program). For the
+    gate_up 2 splits (--up-splits): 25.1 -> 20.0 us at 1 token; 4 splits 22.0, and any split loses at 8 tokens."""
     sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
     return max(1, min(cap, 20 * sms // programs))
 
 
 def down_splits(n_tiles, H, device):  # the down projection's splits: add_rmsnorm's partial rows per pair
-    return k_splits(n_tiles * triton.cdiv(H, 128), device, 6)
+    return k_splits(n_tiles * triton.cdiv(H, 128), device, 8)
 
 
 def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     """x: [T, H] normed activations; wr [E, H], br [E]: the router. w1/s1, w2/s2: gate_up and down experts in
     the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H]. counters: zeroed int32 scratch the
     split gate_up leaves zeroed (None: a new one per call).
-    Returns [T, R, H] float32 partials (R = top_k x down-projection K splits), summed by add_rmsnorm."""
+    Returns [T, R, H] partials in x's dtype (R = top_k x down-projection K splits), summed by add_rmsnorm."""
     T, H = x.shape
     I = b1.shape[1] // 2
     assert wr.shape[0] == w1.shape[0] and b2.shape[1] == H
@@ -206,7 +208,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     n_tiles = table.shape[1]
     up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, 2)
     splits = down_splits(n_tiles, H, x.device)
-    out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)  # [A * S, H] pair order
+    out = torch.empty((T * top_k * splits, H), device=x.device, dtype=x.dtype)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
               counters=counters)
     # the down reads table, order and rw above its PDL wait (kernels._moe_kernel): the gate_up must run in between

@@ -47,10 +47,12 @@ def test_linear_partials(device, T, N, Kf, splits, block_n, block_k, dtype):
 
 
 @pytest.mark.parametrize("T", [1, 16, 17])  # split-K partials up to 16 tokens, F.linear above
-def test_linear_either_form_sums_right(device, T):
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_linear_either_form_sums_right(device, T, dtype):  # partials in x's dtype
     x, w, b = torch.randn(T, 4096, device=device), torch.randn(96, 4096, device=device), torch.randn(96, device=device)
-    y = K.linear(x, w, b)
-    assert y.dim() == (3 if T <= 16 else 2) and rel(y.sum(1) if y.dim() == 3 else y, x @ w.T + b) < TOL[torch.float32]
+    y = K.linear(*[v.to(dtype) for v in (x, w, b)])
+    assert y.dim() == (3 if T <= 16 else 2) and y.dtype == dtype
+    assert rel(y.float().sum(1) if y.dim() == 3 else y, x @ w.T + b) < TOL[dtype]
 
 
 def test_mutation_linear_short_k_fails(device):
@@ -73,7 +75,7 @@ def yarn_table(D, P, device):
 @pytest.mark.parametrize("NH,NKV,D,T", [(8, 2, 64, 5), (4, 4, 32, 1), (8, 2, 64, 13), (40, 8, 16, 3),  # 2 programs
                                         pytest.param(64, 8, 64, 37, marks=gpu_only)])  # per token: 56 head rows
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("splits", [0, 3])  # 0: qkv in place; 3: summed from fp32 split-K partials
+@pytest.mark.parametrize("splits", [0, 3])  # 0: qkv in place; 3: summed from split-K partials of dtype
 def test_rope_kv(device, NH, NKV, D, T, dtype, splits):
     P = 131072 if CUDA else 4096
     qkv = torch.randn(T, NH + 2 * NKV, D, device=device)
@@ -85,7 +87,7 @@ def test_rope_kv(device, NH, NKV, D, T, dtype, splits):
     if splits:
         part = torch.randn(T, splits, NH + 2 * NKV, D, device=device)
         part[:, 0] += qkv - part.sum(1)  # the partials sum to qkv
-        x = K.rope_kv(part, NH, NKV, pos, yarn_table(D, P, device), kc, vc, slots, dtype)
+        x = K.rope_kv(part.to(dtype), NH, NKV, pos, yarn_table(D, P, device), kc, vc, slots, dtype)
     else:
         x = qkv.to(dtype, copy=True)
         assert K.rope_kv(x, NH, NKV, pos, yarn_table(D, P, device), kc, vc, slots) is x
@@ -237,7 +239,8 @@ def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False, big_scales=Fal
 
     (w1, s1), (w2, s2) = pack_experts(blocks1, scales1), pack_experts(blocks2, scales2)  # the load-time order
     y = K.moe(x.to(dtype), rw.to(dtype), rb.to(dtype), w1, s1, b1, w2, s2, b2, topk, 7.0)
-    return y.sum(1), ref
+    assert y.dtype == dtype  # partial rows in the activations' dtype
+    return y.float().sum(1), ref
 
 
 @pytest.mark.parametrize("E,H,I,T,topk", [(8, 128, 96, 1, 4), (8, 128, 96, 5, 4), (4, 64, 64, 40, 2),
