@@ -42,7 +42,7 @@ def family_bytes_flops(cfg, B, ctx, distinct, splits):
     return {"dense GEMVs (cuBLAS, split-K) + torch ops": (dense, B * dense),
             "MoE GEMMs (MXFP4)": (sum(distinct) * expert, 2 * B * k * L * 3 * I * H),
             "attention": (keys * B * 2 * nkv * D * 2, 4 * B * nh * D * keys),
-            "add + RMSNorm": (2 * L * B * H * (6 + 4 * k * splits), 0),
+            "add + RMSNorm": (2 * L * B * H * (6 + 2 * k * splits), 0),  # bf16 partial rows
             "RoPE + KV append": (L * B * (nh + 2 * nkv) * D * 4, 0),
             "routing": (L * B * E * 2, 0), "sampling": (B * V * 4, 0)}
 
@@ -74,7 +74,7 @@ def profile_batch(eng, cfg, B, ctx, bw):
     eng._decode_body(Bp, False)
     ops.moe_route = route
     distinct = [int(t[0][t[0] >= 0].unique().numel()) for t in tables]
-    splits = ops.down_splits(tables[0].shape[1], cfg.hidden_size, tables[0].device)  # fp32 partial rows per pair
+    splits = ops.down_splits(tables[0].shape[1], cfg.hidden_size, tables[0].device)  # partial rows per pair
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
             eng._decode_body(Bp, False)

