@@ -115,7 +115,7 @@ def linear(x, w, b, splits=8):
     # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us (split-K + reduce, 2.1 TB/s), this 7.8 us;
     # best of 48 (splits, BLOCK_N, BLOCK_K, stages) in cookbook/dense_variants/gemv_splitk.py --bench (H200);
     # QKV (5120 x 2880): 10.1 -> 9.2 us at 4 splits. bf16, not fp32: 1-3 programs read a token's partials (+0.7% each)
-    return linear_partials(x, w, b, splits, 64, 64, stages=4, dtype=x.dtype)
+    return linear_partials(x, w, b, min(splits, triton.cdiv(x.shape[1], 64)), 64, 64, stages=4, dtype=x.dtype)
 
 
 def moe_route(x, wr, br, top_k, block_m):
@@ -184,8 +184,8 @@ def k_splits(programs, device, cap):
     return max(1, min(cap, 20 * sms // programs))
 
 
-def down_splits(n_tiles, H, device):  # the down projection's splits: add_rmsnorm's partial rows per pair
-    return k_splits(n_tiles * triton.cdiv(H, 128), device, 8)
+def down_splits(n_tiles, H, I, device):  # the down projection's splits (add_rmsnorm's rows per pair), none empty
+    return k_splits(n_tiles * triton.cdiv(H, 128), device, min(8, triton.cdiv(I, 64)))
 
 
 def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
@@ -204,8 +204,8 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     # split K while the tiles x 128-column blocks leave SMs idle (decode at small batch: 4 experts x 45 gate_up
     # blocks = 180 programs for 132 SMs); add_rmsnorm sums the down partials, the gate_up sums its own
     n_tiles = table.shape[1]
-    up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, 2)
-    splits = down_splits(n_tiles, H, x.device)
+    up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, min(2, triton.cdiv(H, 64)))
+    splits = down_splits(n_tiles, H, I, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=x.dtype)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
               counters=counters)

@@ -40,6 +40,17 @@ if os.environ.get("TRITON_INTERPRET") == "1":
 
     _ti.InterpreterBuilder.__init__ = _init
 
+    def _device_call(self, *args, **kwargs):  # a @triton.jit helper: Triton re-patches triton.language on every
+        if not getattr(self, "lang_patched", False):  # call (inspect.getmembers of 3 modules, ~30% of an engine
+            _ti._patch_lang(self.fn)  # step on the CPU). Once per helper is enough: those patches are never undone
+            self.lang_patched = True  # for the modules only helpers reach (tl.core), and each launch patches tl
+        try:
+            return self.rewrite()(*args, **kwargs)
+        except Exception as e:
+            raise _ti.InterpreterError(repr(e)) from e
+
+    _ti.InterpretedFunction.__call__ = _device_call
+
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
