@@ -74,7 +74,7 @@ def profile_batch(eng, cfg, B, ctx, bw):
     eng._decode_body(Bp, False)
     ops.moe_route = route
     distinct = [int(t[0][t[0] >= 0].unique().numel()) for t in tables]
-    splits = ops.down_splits(tables[0].shape[1], cfg.hidden_size, tables[0].device)  # partial rows per pair
+    splits = ops.down_splits(tables[0].shape[1], cfg.hidden_size, cfg.intermediate_size, tables[0].device)  # rows/pair
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
             eng._decode_body(Bp, False)
