@@ -1,14 +1,16 @@
 """Load-only ceiling of the MoE weight stream (a benchmark, not a test; GPU only). The engine's grid (experts x
-column blocks x K splits), K loop, pipeline stages and scales prefetched one step ahead, but no decode and no MMA:
-the words are summed. What the MXFP4 kernel could reach if decoding cost nothing, at each 1-token and 64-token
-launch shape. Timed back to back in a CUDA graph over 8 weight copies (no PDL), like cookbook/bench_moe.py.
+column blocks x K splits), K loop and scales prefetched one step ahead, but no decode and no MMA: the words are
+summed. What a load loop with the MXFP4 kernel's launch shape reaches at 1 and 64 tokens. Timed back to back in a
+CUDA graph over 8 weight copies (no PDL), like cookbook/bench_moe.py.
 
     python cookbook/moe_variants/stream_ceiling.py --layouts    # 64-row tiles (the engine's) vs BLOCK_N-row tiles
-    python cookbook/moe_variants/stream_ceiling.py              # 1-token shapes: stages, tiles loaded a step (U)
+    python cookbook/moe_variants/stream_ceiling.py              # 1-token shapes, U tiles loaded a step
 
 Layout A is the engine's (model/weights.pack_experts: 64 x 64 tiles, 2 KB contiguous; a 128-column step reads 2
-of them 90 KB apart); layout B puts one step's BLOCK_N rows in one contiguous run. U > 1 issues U tiles' loads at
-once each step, in registers (stages 1: no cp.async). H200 results: docs/optimizations.md, sixteenth session.
+of them 90 KB apart); layout B puts one step's BLOCK_N rows in one contiguous run. Triton pipelines none of these
+loads (no dot reads them: LDG, never cp.async, whatever num_stages says), so a program has U tiles in flight a step;
+the engine's kernel keeps two cp.async stages ahead. H200 results: docs/optimizations.md, sixteenth session (its
+runs passed num_stages 3 and 4 as well, which compile to this same loop).
 """
 import argparse
 import json
@@ -49,7 +51,7 @@ def _stream(w_ptr, s_ptr, out_ptr, stride_we, stride_wn, stride_se, stride_sn, K
     tl.store(out_ptr + (e * tl.num_programs(1) + nb) * tl.num_programs(2) + split, tl.sum(tl.sum(acc, axis=1), axis=0))
 
 
-def run(experts, N, K, block_n, splits, stages, layout_b=False, unroll=1, copies=8, E=32):
+def run(experts, N, K, block_n, splits, layout_b=False, unroll=1, copies=8, E=32):
     """us per launch and GB/s of codes + scales, for `experts` of E experts' [N, K] weights."""
     KT, NB = K // 64, triton.cdiv(N, block_n)
     rows, i32 = NB * block_n, dict(dtype=torch.int32, device="cuda")
@@ -59,8 +61,8 @@ def run(experts, N, K, block_n, splits, stages, layout_b=False, unroll=1, copies
     swn, ssn = (KT * block_n * 8, (KT + 1) * block_n * 2) if layout_b else (KT * 512, (KT + 1) * 128)
     grid = (experts, NB, splits)
     fns = [lambda i=i: _stream[grid](ws[i], ss[i], out, ws[i].stride(0), swn, ss[i].stride(0), ssn, KT,
-                                     BLOCK_N=block_n, SPLITS=splits, SUPER=layout_b, U=unroll, num_warps=4,
-                                     num_stages=stages) for i in range(copies)]
+                                     BLOCK_N=block_n, SPLITS=splits, SUPER=layout_b, U=unroll, num_warps=4)
+           for i in range(copies)]
     us = common.graph_us(fns)
     return us, experts * rows * KT * (32 + 2) / us / 1e3
 
@@ -74,18 +76,18 @@ def main():
     if a.layouts:  # (name, experts routed to, N, BLOCK_N, splits): 20b, the engine's launches at 1 and 64 tokens
         shapes = [("gate_up 1 token", 4, 5760, 128, 2), ("down 1 token", 4, 2880, 128, 8),
                   ("gate_up 64 tokens", 26, 5760, 256, 1), ("down 64 tokens", 26, 2880, 256, 2)]
-        cases = [(st, lb, 1) for st in (3, 4) for lb in (False, True)]
+        cases = [(False, 1), (True, 1)]
     else:
         shapes = [("gate_up 1 token", 4, 5760, 128, 2), ("gate_up 1 split", 4, 5760, 128, 1),
                   ("gate_up 4 splits", 4, 5760, 128, 4), ("gate_up 64 col", 4, 5760, 64, 2),
                   ("down 1 token", 4, 2880, 128, 8), ("down 64 col", 4, 2880, 64, 8)]
-        cases = [(st, False, u) for st, u in [(3, 1), (4, 1), (1, 1), (1, 2), (1, 4), (1, 8)]]
+        cases = [(False, u) for u in (1, 2, 4, 8)]
     for name, experts, N, bn, splits in shapes:
-        for stages, layout_b, unroll in cases:
-            us, gbs = run(experts, N, 2880, bn, splits, stages, layout_b, unroll)
-            res.append(dict(shape=name, block_n=bn, splits=splits, stages=stages, layout="B" if layout_b else "A",
-                            unroll=unroll, us=round(us, 2), gb_s=round(gbs)))
-            print(f"{name:18s} BN {bn:3d} S {splits} stages {stages} layout {res[-1]['layout']} U {unroll}: "
+        for layout_b, unroll in cases:
+            us, gbs = run(experts, N, 2880, bn, splits, layout_b, unroll)
+            res.append(dict(shape=name, block_n=bn, splits=splits, layout="B" if layout_b else "A", unroll=unroll,
+                            us=round(us, 2), gb_s=round(gbs)))
+            print(f"{name:18s} BN {bn:3d} S {splits} layout {res[-1]['layout']} U {unroll}: "
                   f"{us:6.1f} us {gbs:6.0f} GB/s", flush=True)
     if a.out:
         with open(a.out, "w") as f:
