@@ -144,17 +144,17 @@ def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.const
 @triton.jit
 def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, stride_ot, stride_os,
                    BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPLITS: tl.constexpr,
-                   PREC: tl.constexpr):
+                   PREC: tl.constexpr, PRE_K: tl.constexpr):
     n, split = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N), tl.program_id(1)
     t, per = tl.program_id(2) * BLOCK_T + tl.arange(0, BLOCK_T), tl.cdiv(tl.cdiv(K, BLOCK_K), SPLITS) * BLOCK_K
-    lo, hi, k = split * per, tl.minimum(K, split * per + per), split * per + tl.arange(0, BLOCK_K)  # whole K blocks
+    lo, hi, kp = split * per, tl.minimum(K, split * per + per), split * per + tl.arange(0, PRE_K)  # whole K blocks
     bias = tl.load(b_ptr + n, mask=(n < N) & (split == 0), other=0.0)  # split 0 adds it; read before the wait
-    # the first weight tile too, its step peeled off the loop: the weights stream while the kernel before drains
-    w = tl.load(w_ptr + n[:, None] * stride_wn + k[None, :], mask=(n < N)[:, None] & (k < hi)[None, :], other=0.0)
+    # and the first PRE_K in-features' weights (that step peeled off the loop): they stream while the kernel before runs
+    w0 = tl.load(w_ptr + n[:, None] * stride_wn + kp[None, :], mask=(n < N)[:, None] & (kp < hi)[None, :], other=0.0)
     _pdl()
-    x = tl.load(x_ptr + t[None, :] * stride_xt + k[:, None], mask=(t < T)[None, :] & (k < hi)[:, None], other=0.0)
-    acc = tl.dot(w, x, tl.zeros([BLOCK_N, BLOCK_T], tl.float32), input_precision=PREC)  # [BLOCK_N, BLOCK_T]
-    for k0 in range(lo + BLOCK_K, hi, BLOCK_K):
+    x0 = tl.load(x_ptr + t[None, :] * stride_xt + kp[:, None], mask=(t < T)[None, :] & (kp < hi)[:, None], other=0.0)
+    acc = tl.dot(w0, x0, tl.zeros([BLOCK_N, BLOCK_T], tl.float32), input_precision=PREC)  # [BLOCK_N, BLOCK_T]
+    for k0 in range(lo + PRE_K, hi, BLOCK_K):
         k = k0 + tl.arange(0, BLOCK_K)
         w = tl.load(w_ptr + n[:, None] * stride_wn + k[None, :], mask=(n < N)[:, None] & (k < K)[None, :], other=0.0)
         x = tl.load(x_ptr + t[None, :] * stride_xt + k[:, None], mask=(t < T)[None, :] & (k < K)[:, None], other=0.0)

@@ -93,17 +93,17 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     return out
 
 
-def linear_partials(x, w, b, splits, block_n, block_k, n_out=None, stages=1, block_t=None, dtype=torch.float32):
+def linear_partials(x, w, b, splits, block_n, block_k, stages=1, pre_k=None, n_out=None, block_t=None, dtype=None):
     """x [T, K] @ w [N, K]^T + b [N], split over K: [T, S, n_out or N] partials of `dtype`, bias in split 0,
-    for add_rmsnorm, rope_kv or top-k to sum in fp32 in a fixed order. Columns N..n_out are left unwritten."""
+    for add_rmsnorm, rope_kv or top-k to sum in a fixed order; N..n_out unwritten; pre_k in-features above the wait"""
     (T, k_in), N = x.shape, w.shape[0]
-    assert w.shape == (N, k_in) and b.shape == (N,) and x.stride(1) == 1 and w.stride(1) == 1
-    out = torch.empty((T, splits, n_out or N), device=x.device, dtype=dtype)  # [T, S, N]
+    assert w.shape == (N, k_in) and b.shape == (N,) and x.stride(1) == w.stride(1) == 1 and (pre_k or 0) % block_k == 0
+    out = torch.empty((T, splits, n_out or N), device=x.device, dtype=dtype or torch.float32)  # [T, S, N]
     block_t = block_t or (16 if T <= 16 else 64)  # tl.dot's N >= 16
     grid = (triton.cdiv(N, block_n), splits, triton.cdiv(T, block_t))
     K._linear_kernel[grid](x, w, b, out, T, N, k_in, x.stride(0), w.stride(0), out.stride(0), out.stride(1),
                            BLOCK_T=block_t, BLOCK_N=block_n, BLOCK_K=block_k, SPLITS=splits,
-                           PREC=_dot_precision(x.dtype), num_stages=stages, launch_pdl=True)
+                           PREC=_dot_precision(x.dtype), PRE_K=pre_k or block_k, num_stages=stages, launch_pdl=True)
     return out
 
 
@@ -112,10 +112,10 @@ def linear(x, w, b, splits=8):
     rope_kv sums them)."""
     if x.shape[0] > 16:  # at 64 tokens split-K is 9.4 vs 10.3 us for the O projection, and add_rmsnorm's
         return F.linear(x, w, b)  # partial rows give back the difference
-    # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us (split-K + reduce, 2.1 TB/s), this 7.8 us;
-    # best of 48 (splits, BLOCK_N, BLOCK_K, stages) in cookbook/dense_variants/gemv_splitk.py --bench (H200);
-    # QKV (5120 x 2880): 10.1 -> 9.2 us at 4 splits. bf16, not fp32: 1-3 programs read a token's partials (+0.7% each)
-    return linear_partials(x, w, b, min(splits, triton.cdiv(x.shape[1], 64)), 64, 64, stages=4, dtype=x.dtype)
+    # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us, this 7.8 (gemv_splitk.py); QKV 10.1 -> 9.2 at 4
+    # splits. 256 in-features (32 KB) of weights load above the PDL wait, streaming while add_rmsnorm or attention
+    # runs; 3 stages keep 72 KB of shared memory, 3 programs an SM: 20b b1 +2.5% (docs/optimizations.md, s17)
+    return linear_partials(x, w, b, min(splits, triton.cdiv(x.shape[1], 64)), 64, 64, 3, 256, dtype=x.dtype)
 
 
 def moe_route(x, wr, br, top_k, block_m):
@@ -134,7 +134,7 @@ def moe_route(x, wr, br, top_k, block_m):
     # is not one SM's latency chain (one program: 17 us per layer); cuBLAS took 6.5 us with its split-K reduce.
     # top-k sums a token's S partials in one [SP, EP] load (a loop over S was a 23-load chain: 4 us per layer)
     S = triton.cdiv(H, 128)
-    part = linear_partials(x, wr, br, S, EP, 128, EP, block_t=16)  # [T, S, EP] partial logits
+    part = linear_partials(x, wr, br, S, EP, 128, n_out=EP, block_t=16)  # [T, S, EP] partial logits
     # one token (batch-1 decode): top-k writes the table too, one launch fewer (1.5 us per layer at 4321f34)
     K._topk_kernel[(T,)](part, ids, w, order, table, table.stride(0), E, S, TOPK=top_k,
                          KP=triton.next_power_of_2(top_k), EP=EP, SP=triton.next_power_of_2(S), TABLE=T == 1,

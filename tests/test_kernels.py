@@ -30,14 +30,17 @@ def test_add_rmsnorm(device, T, H, NR, dtype):
     assert rel(hk, href) < TOL[dtype]  # the residual stream was updated in place
 
 
-@pytest.mark.parametrize("T,N,Kf,splits,block_n,block_k", [(1, 100, 300, 3, 64, 64), (5, 64, 256, 2, 32, 128),
-                                                           (17, 90, 130, 4, 64, 64), (3, 200, 64, 1, 128, 64),
-                                                           (2, 48, 200, 8, 16, 32)])  # 8 splits > 7 K blocks
+# pre_k: in-features whose weights load above the PDL wait (a peeled step; ops.linear uses 256 at 64-feature blocks)
+@pytest.mark.parametrize("T,N,Kf,splits,block_n,block_k,pre_k", [
+    (1, 100, 300, 3, 64, 64, 128), (5, 64, 256, 2, 32, 128, None), (17, 90, 130, 4, 64, 64, 64),
+    (3, 200, 64, 1, 128, 64, 256),  # pre_k past K: the loop never runs
+    (1, 70, 900, 2, 64, 64, 256),  # a split of 512: the peeled 256, then 4 loop steps
+    (2, 48, 200, 8, 16, 32, None)])  # 8 splits > 7 K blocks
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_linear_partials(device, T, N, Kf, splits, block_n, block_k, dtype):
+def test_linear_partials(device, T, N, Kf, splits, block_n, block_k, pre_k, dtype):
     x, w, b = torch.randn(T, Kf, device=device), torch.randn(N, Kf, device=device), torch.randn(N, device=device)
     x, w, b = [v.to(dtype) for v in (x, w, b)]
-    part = K.linear_partials(x, w, b, splits, block_n, block_k)  # [T, S, N]
+    part = K.linear_partials(x, w, b, splits, block_n, block_k, pre_k=pre_k)  # [T, S, N]
     ref = x.float() @ w.float().T + b.float()
     assert part.shape == (T, splits, N) and rel(part.sum(1), ref) < TOL[torch.float32]
     h = torch.randn(T, N, device=device).to(dtype)  # summed by add_rmsnorm as the engine does
@@ -62,7 +65,7 @@ def test_mutation_linear_short_k_fails(device):
     x[:, -1] = 30.0
     out = torch.empty(2, 2, 40, device=device)
     _linear_kernel[(1, 2, 1)](x, w, b, out, 2, 40, 129, x.stride(0), w.stride(0), out.stride(0), out.stride(1),
-                              BLOCK_T=16, BLOCK_N=64, BLOCK_K=64, SPLITS=2, PREC="ieee")
+                              BLOCK_T=16, BLOCK_N=64, BLOCK_K=64, SPLITS=2, PREC="ieee", PRE_K=64)
     assert rel(out.sum(1), x @ w.T + b) > 100 * TOL[torch.float32]
 
 
