@@ -60,11 +60,9 @@ class SamplingParams:
         need(self.seed is None or isinstance(self.seed, int) and abs(self.seed) < 2**63, "seed", "must be an int64")
         need(self.stop_token_ids is None or isinstance(self.stop_token_ids, (list, tuple)) and all(
             isinstance(t, int) for t in self.stop_token_ids), "stop_token_ids", "must be None or a list of ints")
-        for f in ("logprobs", "prompt_logprobs"):
-            v = getattr(self, f)
+        for f, v in (("logprobs", self.logprobs), ("prompt_logprobs", self.prompt_logprobs)):
             need(v is None or (isinstance(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
-        if isinstance(self.stop, str):
-            self.stop = [self.stop]
+        self.stop = [self.stop] if isinstance(self.stop, str) else self.stop
         need(self.stop is None or all(isinstance(x, str) and x for x in self.stop), "stop", "must be non-empty strings")
 
 
@@ -146,6 +144,7 @@ def _gather_futures(futures):
 
     for f in futures:
         f.add_done_callback(done)
+    parent.add_done_callback(lambda p: p.cancelled() and [f.cancel() for f in futures])  # the queued ones
     return parent
 
 
@@ -238,13 +237,14 @@ class LLM:
         fut = Future()
         fut.request_ids = inner.request_ids
 
-        def done(f):
-            if f.exception() is not None:
-                return fut.set_exception(f.exception())
+        def done(f):  # fut cancelled by the caller: inner.cancel() below dropped what was still queued
+            if fut.cancelled() or f.exception() is not None:
+                return fut.cancelled() or fut.set_exception(f.exception())
             outs = [self._parse_chat(o) for o in f.result()]
             fut.set_result(outs[0] if single else outs)
 
         inner.add_done_callback(done)
+        fut.add_done_callback(lambda f: f.cancelled() and inner.cancel())
         return fut
 
     def chat_stream(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
@@ -358,8 +358,8 @@ class LLM:
             elif isinstance(r, int):  # abort
                 for req in [q for q in list(self.running) + list(self.waiting) if q.id == r]:
                     self._finish(req, "abort")
-            else:
-                self.waiting.append(r)
+            elif r.future.set_running_or_notify_cancel():  # cancelled while queued: dropped. Once taken, a
+                self.waiting.append(r)  # future is running: cancel() says False, and abort() ends it
 
     def _fail(self, reqs, err):
         self._pending = None
@@ -551,8 +551,7 @@ class LLM:
         token; its extra step wrote only positions its pages and ring already hold."""
         if self._pending is None:
             return
-        reqs, host, done, logits = self._pending
-        self._pending = None
+        (reqs, host, done, logits), self._pending = self._pending, None
         if done is not None:
             done.synchronize()
         self._emit(reqs, host.tolist(), logits)

@@ -1,9 +1,12 @@
 """The LLM engine end to end on the tiny checkpoint: greedy tokens against the fp32 reference,
 batching invariance, slots and pages, failures. CPU (interpreter, no graphs) and GPU alike."""
+import time
+
 import pytest
 import torch
 
 from helpers import TIKTOKEN, needs_data
+import llm
 from llm import LLM, RequestOutput, SamplingParams
 
 pytestmark = needs_data
@@ -212,6 +215,44 @@ def test_closed_stream_aborts_its_request(engine):
     stream.close()  # a client gone: the request ends now, not after 500 tokens
     engine.generate([1], max_tokens=1).result()  # one more step: the abort has been applied
     assert len(engine.free_pages) == pages and len(engine.free_slots) == engine.max_slots and not engine.running
+
+
+def _pool_full(engine, seconds=300):
+    end = time.monotonic() + seconds
+    while (len(engine.free_slots) < engine.max_slots or engine.running) and time.monotonic() < end:
+        time.sleep(0.05)
+    return len(engine.free_slots) == engine.max_slots and not engine.running
+
+
+def test_cancel_drops_a_queued_request_and_a_taken_one_says_no(engine):
+    """future.cancel() before the loop takes a request drops it: never admitted, nothing leaked. Once taken its
+    future is running: cancel() says False and the request ends normally (abort() is what ends it early), so the
+    engine never resolves a future the caller cancelled under it (that raised in the step and failed its batch)."""
+    pages = len(engine.free_pages)
+    r = engine._make_request([1, 2, 3], SamplingParams(max_tokens=4, ignore_eos=True))
+    assert r.future.cancel()  # nothing has taken it yet
+    engine._submit([r])
+    assert len(engine.generate([4, 5, 6], max_tokens=3, ignore_eos=True).result().token_ids) == 3  # FIFO: r first
+    assert r.future.cancelled() and not r.out and r.slot == -1
+    assert len(engine.free_pages) == pages and len(engine.free_slots) == engine.max_slots
+    taken = engine.generate([7, 8], max_tokens=6, ignore_eos=True)
+    while not (taken.running() or taken.done()):
+        time.sleep(0.001)
+    assert not taken.cancel() and len(taken.result().token_ids) == 6
+
+
+def test_cancelled_batch_and_chat_futures_leave_the_engine_serving(engine, caplog):
+    pages = len(engine.free_pages)
+    reqs = [engine._make_request(p, SamplingParams(max_tokens=2)) for p in ([1], [2])]
+    parent = llm._gather_futures([r.future for r in reqs])
+    assert parent.cancel() and all(r.future.cancelled() for r in reqs)  # a batch's queued requests go with it
+    engine._submit(reqs)
+    chat = engine.chat([{"role": "user", "content": "Hi"}], max_tokens=5)
+    assert chat.cancel() and chat.cancelled()  # its request: dropped if still queued, else it runs to its end
+    assert len(engine.generate([9], max_tokens=2, ignore_eos=True).result().token_ids) == 2
+    assert not any(r.out for r in reqs) and chat.cancelled() and _pool_full(engine)
+    assert len(engine.free_pages) == pages
+    assert not [x for x in caplog.records if x.name == "concurrent.futures"]  # no callback raised
 
 
 def test_chat_ended_by_a_stop_string_says_stop(engine):
