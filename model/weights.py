@@ -103,7 +103,7 @@ class SafetensorsReader:
 
 # Where each E2M1 code of a 32-bit word goes: four pair slots, one per 2 features, each with (bit of the 3
 # exponent/mantissa bits, sign bit) in both 16-bit halves; the kernel shifts each slot to fp16 bits 9-11, 15.
-SLOTS = [(9, 15), (1, 7), (4, 0), (12, 8)]
+SLOTS = [(9, 15), (6, 12), (3, 13), (0, 14)]
 
 
 def pack_experts(blocks, scales):
