@@ -102,7 +102,8 @@ class SafetensorsReader:
 
 
 # Where each E2M1 code of a 32-bit word goes: four pair slots, one per 2 features, each with (bit of the 3
-# exponent/mantissa bits, sign bit) in both 16-bit halves; the kernel shifts each slot to fp16 bits 9-11, 15.
+# exponent/mantissa bits, sign bit) in both 16-bit halves, placed so kernels._fp4x8 moves each slot to fp16 bits
+# 9-11, 15 in 1-3 ops: slot 0 stays, slot 1 is one shift, slots 2 and 3 one carry-free multiply each.
 SLOTS = [(9, 15), (6, 12), (3, 13), (0, 14)]
 
 
