@@ -187,11 +187,12 @@ def test_chat_renders_harmony_and_parses_output(engine):
     assert "Reasoning: low" in engine.tokenizer.decode(prompt)
     wellformed = engine.tokenizer.encode("<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>"
                                          "final<|message|>Hello!<|return|>", allow_special=True)
-    parsed = engine._parse_chat(out.output.__class__(0, prompt, wellformed, "", "stop"))
+    as_out = lambda ids: out.output.__class__(0, prompt, ids, engine.tokenizer.decode(ids), "stop")  # as finished
+    parsed = engine._parse_chat(as_out(wellformed))
     assert (parsed.reasoning, parsed.text, parsed.finish_reason) == ("Think.", "Hello!", "stop")
     call = engine.tokenizer.encode('<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>'
                                    '{"city": "Paris"}<|call|>', allow_special=True)
-    parsed = engine._parse_chat(out.output.__class__(0, prompt, call, "", "stop"))
+    parsed = engine._parse_chat(as_out(call))
     assert parsed.tool_calls == [{"name": "get_weather", "arguments": '{"city": "Paris"}'}]
     assert parsed.finish_reason == "tool_calls"
     items = list(engine.chat_stream(conv, max_tokens=3))
@@ -255,13 +256,19 @@ def test_cancelled_batch_and_chat_futures_leave_the_engine_serving(engine, caplo
     assert not [x for x in caplog.records if x.name == "concurrent.futures"]  # no callback raised
 
 
-def test_chat_ended_by_a_stop_string_says_stop(engine):
+def test_chat_ended_by_a_stop_string_says_stop_and_cuts_the_fields(engine):
     tok = engine.tokenizer
+    head = [tok.special["<|channel|>"]] + tok.encode("analysis") + [tok.special["<|message|>"]] + tok.encode("Hm. So")
     ids = [tok.special["<|channel|>"]] + tok.encode("final") + [tok.special["<|message|>"]] + tok.encode("Hi. Bye")
-    for reason in ("stop", "length", "abort"):  # the parser saw no end token: the engine's reason stands
-        assert engine._parse_chat(RequestOutput(0, [1], ids, "Hi", reason)).finish_reason == reason
+    for reason in ("length", "abort"):  # the parser saw no end token: the engine's reason stands
+        assert engine._parse_chat(RequestOutput(0, [1], ids, tok.decode(ids), reason)).finish_reason == reason
     done = ids + [tok.special["<|return|>"]]
-    assert engine._parse_chat(RequestOutput(0, [1], done, "Hi", "stop")).finish_reason == "stop"
+    assert engine._parse_chat(RequestOutput(0, [1], done, tok.decode(done), "stop")).finish_reason == "stop"
+    nxt = [tok.special["<|end|>"], tok.special["<|start|>"]] + tok.encode("assistant")
+    for out, want in [(ids, ("", "Hi")), (head, ("Hm", "")), (head + nxt + ids, ("Hm. So", "Hi"))]:
+        raw = tok.decode(out)  # stop=["."] in the last channel: out.text ends before it, and so do the fields
+        chat = engine._parse_chat(RequestOutput(0, [1], out, raw[:raw.rfind(".")], "stop"))
+        assert (chat.reasoning, chat.text, chat.finish_reason) == (*want, "stop")
 
 
 def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
