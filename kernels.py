@@ -217,10 +217,10 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
 @triton.jit
 def _fp4x8(w):  # [R, 4] int32 words, 8 E2M1 codes each (layout: model/weights.pack_experts) -> [R, 32] fp16
     K: tl.constexpr = 0x0E000E00 | -0x7FFF8000  # fp16 bits 9-11 (2 exponent bits, the mantissa bit) and 15, both halves
-    r0 = w & K  # pair slot 0 is stored in place, slot 1 three bits down; slots 2 and 3 are moved to place by one
-    r1 = (w << 3) & K  # multiply each: two shifted copies summed, whose bits never meet (no carries). 9 ops per
-    r2 = ((w & 0x20382038) * 68) & K  # 8 codes, was 11 with shifts and selects (subnormal fp16 = E2M1 * 2^-14)
-    r3 = ((w & 0x40074007) * 514) & K
+    r0 = w & K  # pair slot 0 is stored in place, slot 1 three bits down (subnormal fp16 = E2M1 value * 2^-14)
+    r1 = (w << 3) & K  # slots 2 and 3: their 8 bits masked, then one multiply adds two shifted copies (2^6 + 2^2:
+    r2 = ((w & 0x20382038) * 68) & K  # the 3 magnitude bits up 6, the sign up 2) whose bits never meet: no carries
+    r3 = ((w & 0x40074007) * 514) & K  # 2^9 + 2^1. 9 ops per 8 codes; shifts and selects took 11
     r = tl.join(tl.join(r0, r1), tl.join(r2, r3))  # [R, 4 word, 2, 2]: slot 2b + a at [.., a, b]
     r = tl.reshape(tl.permute(r, [0, 3, 2, 1]), [w.shape[0], 4, 4])  # [R, 4 slot, 4 word]
     h = tl.join((r & 0xFFFF).to(tl.int16), (r >> 16).to(tl.int16))  # [R, 4 slot, 4 word, 2 half]
