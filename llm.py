@@ -265,7 +265,7 @@ class LLM:
                 parser.feed(t)
         p, raw = parser.result(), self.tokenizer.decode(out.token_ids)
         # a stop string cut out.text short of raw: the fields end where out.text does, without the stop string
-        end = lambda f: f[:max(0, len(out.text) - raw.rfind(f))] if f and raw.rfind(f) >= 0 else f
+        end = lambda f: f[:max(0, len(out.text) - i)] if f and (i := raw.rfind(f)) >= 0 else f
         reason = out.finish_reason if out.finish_reason == "abort" or p.finish == "length" else p.finish
         return ChatOutput(out.request_id, end(p.reasoning), end(p.text), p.tool_calls, reason, out)
 
