@@ -1,5 +1,6 @@
 """Every cookbook example runs as written on the tiny checkpoint, so none can rot."""
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,3 +43,12 @@ def test_profile_counts_each_stretch_of_the_stream_once():
     trace = dict(traceEvents=[ev("b", 8, 10), ev("a", 0, 10), ev("c", 20, 2, "gpu_memset"), ev("a", 21, 1),
                               ev("cpu_op", 0, 100, "cpu_op")])
     assert dict(exclusive_us(trace, 2)) == {"a": 5.0, "b": 4.0, "c": 1.0}  # 10 + 8 + 2 + 0 over 2 steps
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git apply checks the patches")
+@pytest.mark.parametrize("patch", sorted(p.name for p in COOKBOOK.glob("moe_variants/*.patch")))
+def test_prepared_patch_applies(patch):
+    """A change prepared but not yet timed on the GPU is kept as a patch: it must still apply to today's tree."""
+    p = subprocess.run(["git", "apply", "--check", str(COOKBOOK / "moe_variants" / patch)], capture_output=True,
+                       text=True, cwd=COOKBOOK.parent)
+    assert p.returncode == 0, p.stderr
