@@ -2,7 +2,7 @@
 carries ptxas and nvdisasm. Counts by pipe (ALU: logic, shifts, byte permutes; FMA: IMAD, FFMA, HMUL2; MEM:
 loads and stores). At ~4.8 ALU ops per byte an H200 SM can keep up with 3.5 TB/s. A tool, not a test.
 
-    python cookbook/sass_count.py                # every kernel: instructions, spills
+    python cookbook/sass_count.py                # every kernel: instructions, registers, spills
     python cookbook/sass_count.py --moe 16 128 4 3   # BLOCK_M BLOCK_N warps stages: the loop, per byte
 """
 import argparse
@@ -34,8 +34,12 @@ def sass(fn, signature, consts, warps, stages):
                        target=GPUTarget("cuda", 90, 32), options=dict(num_warps=warps, num_stages=stages))
     path = Path(tempfile.mkdtemp()) / "k.cubin"
     path.write_bytes(k.asm["cubin"])
-    nvdisasm = Path(triton.__file__).parent / "backends/nvidia/bin/nvdisasm"
-    return subprocess.run([str(nvdisasm), "-c", str(path)], capture_output=True, text=True).stdout, sig
+    (path.parent / "k.ptx").write_text(k.asm["ptx"])
+    bin_ = Path(triton.__file__).parent / "backends/nvidia/bin"
+    v = subprocess.run([str(bin_ / "ptxas"), "-arch=sm_90a", "-v", str(path.parent / "k.ptx"), "-o", "/dev/null"],
+                       capture_output=True, text=True).stderr
+    regs = int(re.search(r"Used (\d+) registers", v).group(1))  # what decides the programs an SM holds
+    return subprocess.run([str(bin_ / "nvdisasm"), "-c", str(path)], capture_output=True, text=True).stdout, regs
 
 
 def instructions(text):
@@ -73,16 +77,17 @@ if __name__ == "__main__":
     if a.moe:
         bm, bn, warps, stages = a.moe
         fn, signature, consts = TC.CASES["moe_True_16"]
-        text, _ = sass(fn, signature, dict(consts, BLOCK_M=bm, BLOCK_N=bn), warps, stages)
+        text, regs = sass(fn, signature, dict(consts, BLOCK_M=bm, BLOCK_N=bn), warps, stages)
         loop = main_loop(instructions(text))
         nbytes = bn * 64 // 2 + bn * 2  # one 64-feature step: codes + scales
         per = lambda names: sum(loop[o] for o in names) * warps * 32 / nbytes
         print(f"gate_up BLOCK_M {bm} BLOCK_N {bn}, {warps} warps, {stages} stages: {sum(loop.values())} instructions "
-              f"per step = {sum(loop.values()) * warps * 32 / nbytes:.2f} per byte; "
+              f"per step = {sum(loop.values()) * warps * 32 / nbytes:.2f} per byte, {regs} registers; "
               + ", ".join(f"{p} {per(o):.2f}" for p, o in PIPES.items()))
         print("  ", loop.most_common(12))
     else:
         for name, (fn, signature, consts) in TC.CASES.items():
-            text, _ = sass(fn, signature, consts, TC.WARPS.get(name, 4), TC.STAGES.get(name, 3))  # as launched
+            text, regs = sass(fn, signature, consts, TC.WARPS.get(name, 4), TC.STAGES.get(name, 3))  # as launched
             ops = collections.Counter(op for _, op in instructions(text) if op)
-            print(f"{name:14s} {sum(ops.values()):6d} instructions, {ops['STL']} spill stores, {ops['LDL']} loads")
+            print(f"{name:17s} {sum(ops.values()):6d} instructions, {regs:3d} registers, {ops['STL']} spill stores, "
+                  f"{ops['LDL']} loads")

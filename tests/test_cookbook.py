@@ -46,9 +46,9 @@ def test_profile_counts_each_stretch_of_the_stream_once():
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git apply checks the patches")
-@pytest.mark.parametrize("patch", sorted(p.name for p in COOKBOOK.glob("moe_variants/*.patch")))
+@pytest.mark.parametrize("patch", sorted(p.name for p in COOKBOOK.glob("patches/*.patch")))
 def test_prepared_patch_applies(patch):
     """A change prepared but not yet timed on the GPU is kept as a patch: it must still apply to today's tree."""
-    p = subprocess.run(["git", "apply", "--check", str(COOKBOOK / "moe_variants" / patch)], capture_output=True,
+    p = subprocess.run(["git", "apply", "--check", str(COOKBOOK / "patches" / patch)], capture_output=True,
                        text=True, cwd=COOKBOOK.parent)
     assert p.returncode == 0, p.stderr
