@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A/B of main against each prepared patch. Two steps, both from the repository root:
+#   bash cookbook/patches/ab.sh prepare            here (needs git): scratch/ab_main and scratch/ab_NAME per patch,
+#                                                  from HEAD by git archive (docs left out), each patch applied
+#   bash cookbook/patches/ab.sh run [POINT ...]    on the device machine (carry "shared" and "scratch"):
+#                                                  POINT = model:batch, default 20b:1 120b:1 20b:64 (~9 minutes)
+# run: the patches' GPU tests first (a wrong kernel is not worth timing), then cookbook/bench_decode.py per point
+# (median of 3 processes), the trees in turn; $OUT/ab_TREE_MODEL_bBATCH.jsonl and one printed line per run.
+set -uo pipefail
+R=$(pwd); OUT=${OUT:-$R/scratch/ab_out}
+if [ "${1:-}" = prepare ]; then
+    trees=(main)
+    for p in cookbook/patches/*.patch; do trees+=("$(basename "$p" .patch)"); done
+    for t in "${trees[@]}"; do
+        rm -rf "scratch/ab_$t" && mkdir -p "scratch/ab_$t"
+        git archive HEAD | tar -x -C "scratch/ab_$t" --exclude=docs
+        git rev-parse --short HEAD | sed "s/\$/+$t/" > "scratch/ab_$t/COMMIT"
+        if [ "$t" != main ]; then git apply --directory="scratch/ab_$t" "cookbook/patches/$t.patch" || exit 1; fi
+    done
+    exit 0
+fi
+[ "${1:-}" = run ] || { echo "usage: ab.sh prepare | run [model:batch ...]"; exit 2; }
+shift
+mkdir -p "$OUT"
+trees=(); for d in scratch/ab_*/; do [ -f "$d/COMMIT" ] && trees+=("$(basename "$d" | cut -c4-)"); done
+for t in "${trees[@]}"; do
+    ln -sfn "$R/shared" "scratch/ab_$t/shared"
+    [ "$t" = main ] && continue
+    (cd "scratch/ab_$t" && timeout 150 python -m pytest -q -x tests/test_kernels.py tests/test_engine.py \
+        -k "moe or route or attention or appended or batch_1_and_64 or greedy_float32" > "$OUT/ab_${t}_pytest.log" 2>&1)
+    echo "$t pytest: $(tail -1 "$OUT/ab_${t}_pytest.log")"
+done
+for p in ${@:-20b:1 120b:1 20b:64}; do
+    for t in "${trees[@]}"; do
+        (cd "scratch/ab_$t" && timeout 300 python cookbook/bench_decode.py --model "${p%%:*}" --batch "${p##*:}" \
+            --tokens 1000 --runs 3 --commit "$(cat COMMIT)" --out "$OUT/ab_${t}_${p%%:*}_b${p##*:}.jsonl" 2>&1 \
+            | tail -1 | sed "s/^/$t /")
+    done
+done
