@@ -2,10 +2,12 @@
 # A/B of main against each prepared patch. Two steps, both from the repository root:
 #   bash cookbook/patches/ab.sh prepare            here (needs git): scratch/ab_main and scratch/ab_NAME per patch,
 #                                                  from HEAD by git archive (docs left out), each patch applied
-#   bash cookbook/patches/ab.sh run [POINT ...]    on the device machine (carry "shared" and "scratch"):
-#                                                  POINT = model:batch, default 20b:1 120b:1 20b:64 (~9 minutes)
-# run: the patches' GPU tests first (a wrong kernel is not worth timing), then cookbook/bench_decode.py per point
-# (median of 3 processes), the trees in turn; $OUT/ab_TREE_MODEL_bBATCH.jsonl and one printed line per run.
+#   bash cookbook/patches/ab.sh run [--tests] [POINT ...]   on the device machine (carry "shared" and "scratch"):
+#                                                  POINT = model:batch; --tests: each patch's GPU tests first
+# run: the tests (up to 2 minutes a patch: a wrong kernel is not worth timing), then cookbook/bench_decode.py per
+# point (median of 3 processes), the trees in turn; $OUT/ab_TREE_MODEL_bBATCH.jsonl, one printed line per run.
+# A point costs ~40 s a tree at 20b b1, ~80 s at 20b b64, ~100 s at 120b b1 (eighteenth session), and a call
+# may run 10 minutes: with 3 trees, `run --tests 20b:1` in one call, `run 20b:64 120b:1` in the next.
 set -uo pipefail
 R=$(pwd); OUT=${OUT:-$R/scratch/ab_out}
 if [ "${1:-}" = prepare ]; then
@@ -19,18 +21,19 @@ if [ "${1:-}" = prepare ]; then
     done
     exit 0
 fi
-[ "${1:-}" = run ] || { echo "usage: ab.sh prepare | run [model:batch ...]"; exit 2; }
+[ "${1:-}" = run ] || { echo "usage: ab.sh prepare | run [--tests] [model:batch ...]"; exit 2; }
 shift
+tests=0; [ "${1:-}" = --tests ] && { tests=1; shift; }
 mkdir -p "$OUT"
 trees=(); for d in scratch/ab_*/; do [ -f "$d/COMMIT" ] && trees+=("$(basename "$d" | cut -c4-)"); done
 for t in "${trees[@]}"; do
     ln -sfn "$R/shared" "scratch/ab_$t/shared"
-    [ "$t" = main ] && continue
-    (cd "scratch/ab_$t" && timeout 150 python -m pytest -q -x tests/test_kernels.py tests/test_engine.py \
+    [ "$t" = main ] || [ $tests = 0 ] && continue
+    (cd "scratch/ab_$t" && timeout 120 python -m pytest -q -x tests/test_engine.py tests/test_kernels.py \
         -k "moe or route or attention or appended or batch_1_and_64 or greedy_float32" > "$OUT/ab_${t}_pytest.log" 2>&1)
     echo "$t pytest: $(tail -1 "$OUT/ab_${t}_pytest.log")"
 done
-for p in ${@:-20b:1 120b:1 20b:64}; do
+for p in "$@"; do
     for t in "${trees[@]}"; do
         (cd "scratch/ab_$t" && timeout 300 python cookbook/bench_decode.py --model "${p%%:*}" --batch "${p##*:}" \
             --tokens 1000 --runs 3 --commit "$(cat COMMIT)" --out "$OUT/ab_${t}_${p%%:*}_b${p##*:}.jsonl" 2>&1 \
