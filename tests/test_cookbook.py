@@ -49,6 +49,7 @@ def test_profile_counts_each_stretch_of_the_stream_once():
 @pytest.mark.parametrize("patch", sorted(p.name for p in COOKBOOK.glob("patches/*.patch")))
 def test_prepared_patch_applies(patch):
     """A change prepared but not yet timed on the GPU is kept as a patch: it must still apply to today's tree."""
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(COOKBOOK.parent.parent))  # in an outer repository, git
     p = subprocess.run(["git", "apply", "--check", str(COOKBOOK / "patches" / patch)], capture_output=True,
-                       text=True, cwd=COOKBOOK.parent)
+                       text=True, cwd=COOKBOOK.parent, env=env)  # would skip paths outside the cwd: no check
     assert p.returncode == 0, p.stderr
