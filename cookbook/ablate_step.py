@@ -1,0 +1,116 @@
+"""What each part of a decode step costs inside the CUDA graph (benchmark, not a test), dummy weights on the GPU.
+
+The eager profile (profile_step.py) adds up kernels one at a time; in the graph, programmatic dependent launch
+overlaps each kernel's start with the one before (the projections stream weights above their wait), so a
+kernel's own time is not what the step loses to it. Here the step is re-captured with one family of ops
+replaced by a stand-in that returns a buffer of the right shape and launches nothing, and the replay time is
+compared with the full step's: the difference is what the step pays for that family on its critical path.
+The outputs are wrong by design; only the timing means anything.
+
+    python cookbook/ablate_step.py --model 20b --batch 1 64 --out ablate.json
+"""
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from llm import LLM  # noqa: E402
+from model import ops  # noqa: E402
+from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
+
+
+def stand_ins(cfg, B, dev, dt):
+    """{op name: a function with its signature that launches nothing}: outputs of the shapes the model expects."""
+    H, nh, nkv, D = cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim
+    A, E = B * cfg.num_experts_per_tok, cfg.num_local_experts  # (token, expert) pairs; the tiles as ops.moe has them
+    n_tiles = min(-(-A // (16 if A <= 16 * E else 64)) + E, A)
+    R = cfg.num_experts_per_tok * ops.down_splits(n_tiles, H, cfg.intermediate_size, dev)  # partial rows a token
+    moe_out = torch.zeros(B, R, H, device=dev, dtype=dt)  # [T, R, H]
+    attn_out = torch.zeros(B, nh, D, device=dev, dtype=dt)  # [T, NH, D]
+    qkv = torch.zeros(B, nh + 2 * nkv, D, device=dev, dtype=dt)  # [T, NH + 2 NKV, D]
+    return {"moe": lambda *a, **k: moe_out, "attention": lambda *a, **k: attn_out,
+            "rope_kv": lambda *a, **k: qkv, "add_rmsnorm": lambda h, *a, **k: h}
+
+
+ABLATIONS = [(), ("moe",), ("attention",), ("rope_kv",), ("add_rmsnorm",), ("attention", "rope_kv", "add_rmsnorm"),
+             ("moe", "attention", "rope_kv", "add_rmsnorm")]  # the last: projections, lm_head and argmax alone
+
+
+def replay_us(eng, B, saved, reps=30):
+    """Capture the greedy decode graph of B rows as the engine does, restore the batch's inputs, time replays."""
+    g = eng._capture(B, False)  # its warm-up points the static rows at the scratch slot
+    for k, v in saved.items():
+        eng.static[k].copy_(v)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(3):
+        g.replay()
+    times = []
+    for _ in range(3):  # median of 3 timed runs of `reps` replays
+        start.record()
+        for _ in range(reps):
+            g.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / reps * 1e3)
+        for k, v in saved.items():  # replays advance positions: each run starts at the same context
+            eng.static[k].copy_(v)
+    return sorted(times)[1]
+
+
+def ablate_batch(eng, cfg, B, ctx):
+    prompts = [list(range(100 + b, 100 + b + ctx)) for b in range(B)]
+    eng.generate(prompts, max_tokens=4, ignore_eos=True).result()  # leaves B sequences' inputs in place
+    Bp = min(b for b, s in eng.graphs if b >= B and not s)
+    saved = {k: eng.static[k].clone() for k in ("ids", "pos", "slots", "table")}
+    fakes, real = stand_ins(cfg, Bp, eng.device, eng.model.embed.dtype), {k: getattr(ops, k) for k in
+                                                                          ("moe", "attention", "rope_kv", "add_rmsnorm")}
+    rows = []
+    for removed in ABLATIONS:
+        try:
+            for k in removed:
+                setattr(ops, k, fakes[k])
+            us = replay_us(eng, Bp, saved)
+        finally:
+            for k, f in real.items():
+                setattr(ops, k, f)
+        rows.append(dict(removed=list(removed), step_us=us))
+    base = rows[0]["step_us"]
+    for r in rows:
+        r["saved_us"] = base - r["step_us"]
+    eng.graphs[(Bp, False)] = eng._capture(Bp, False)  # the real graph back
+    return dict(batch=B, padded_batch=Bp, context=ctx, rows=rows)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="20b")
+    ap.add_argument("--batch", nargs="+", type=int, default=[1, 64])
+    ap.add_argument("--context", type=int, default=1000)
+    ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
+    ap.add_argument("--out", default="")
+    a = ap.parse_args()
+    cfg = gpt_oss_120b() if a.model == "120b" else GptOssConfig()
+    d = Path(tempfile.mkdtemp())
+    (d / "config.json").write_text(json.dumps(cfg.to_dict()))
+    eng = LLM(str(d), load_format="dummy", tokenizer=a.tokenizer, max_slots=max(a.batch))
+    results = []
+    for B in a.batch:
+        r = dict(ablate_batch(eng, cfg, B, a.context), model=a.model, gpu=torch.cuda.get_device_name())
+        results.append(r)
+        print(f"== {a.model} batch {B} (graph {r['padded_batch']}), context {a.context}, "
+              f"{cfg.num_hidden_layers} layers: graph replay, median of 3 x 30")
+        for row in r["rows"]:
+            print(f"  without {', '.join(row['removed']) or '(nothing)':40s} {row['step_us']:8.1f} us/step  "
+                  f"saves {row['saved_us']:7.1f} us = {row['saved_us'] / cfg.num_hidden_layers:5.2f} us a layer")
+    eng.stop()
+    if a.out:
+        Path(a.out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
