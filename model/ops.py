@@ -178,14 +178,16 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
 def k_splits(programs, device, cap):
     """K splits for a MoE GEMM of `programs` (tile, 128-column block) programs: ~20 programs per SM. For the
     down projection the best of 1-8 splits at 1-128 tokens to within 5% (cookbook/bench_moe.py --down-splits,
-    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); with bf16 rows 8 (20b b1 +0.4% end to end; 12: -2%). For
+    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); with bf16 rows 8 (20b b1 +0.4% end to end; 12: -2%), now 7. For
     the gate_up 2 splits (--up-splits): 25.1 -> 20.0 us at 1 token; 4 splits 22.0, and any split loses at 8 tokens."""
     sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
     return max(1, min(cap, 20 * sms // programs))
 
 
 def down_splits(n_tiles, H, I, device):  # the down projection's splits (add_rmsnorm's rows per pair), none empty
-    return k_splits(n_tiles * triton.cdiv(H, 128), device, min(8, triton.cdiv(I, 64)))
+    # at most 7: one token's 4 x 23 blocks x 7 = 644 programs fit one wave (5 an SM, 660); 8 left 76 for a second.
+    # 20b b1 615.4 -> 621.0 and 616.3 -> 620.9 tok/s (6: 614.3), 120b b1 435.0 -> 438.6 (H200, s20)
+    return k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64)))
 
 
 def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
