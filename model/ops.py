@@ -178,7 +178,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
 def k_splits(programs, device, cap):
     """K splits for a MoE GEMM of `programs` (tile, 128-column block) programs: ~20 programs per SM. For the
     down projection the best of 1-8 splits at 1-128 tokens to within 5% (cookbook/bench_moe.py --down-splits,
-    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); with bf16 rows 8 (20b b1 +0.4% end to end; 12: -2%), now 7. For
+    H200, 20b): at 4 tokens 44.9 us (1 split) -> 29.3 (6); with bf16 rows 8 (20b b1 +0.4%; 12: -2%), 7 (one wave). For
     the gate_up 2 splits (--up-splits): 25.1 -> 20.0 us at 1 token; 4 splits 22.0, and any split loses at 8 tokens."""
     sms = torch.cuda.get_device_properties(device).multi_processor_count if device.type == "cuda" else 2
     return max(1, min(cap, 20 * sms // programs))
