@@ -3,13 +3,14 @@
 The eager profile (profile_step.py) adds up kernels one at a time; in the graph, programmatic dependent launch
 overlaps each kernel's start with the one before (the projections stream weights above their wait), so a
 kernel's own time is not what the step loses to it. Here the step is re-captured with one family of ops
-replaced by a stand-in that returns a buffer of the right shape and launches nothing, and the replay time is
-compared with the full step's: the difference is what the step pays for that family on its critical path.
-The outputs are wrong by design; only the timing means anything.
+replaced by a stand-in that launches nothing and hands back what the op returned in a recorded eager step, and the
+replay time is compared with the full step's: the difference is what the step pays for that family on its
+critical path. The routing downstream stays the real step's, so the MoE reads the same experts.
 
     python cookbook/ablate_step.py --model 20b --batch 1 64 --out ablate.json
 """
 import argparse
+import itertools
 import json
 import sys
 import tempfile
@@ -24,21 +25,33 @@ from model import ops  # noqa: E402
 from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
 
 
-def stand_ins(eng, cfg, B):
-    """{name: (ops attribute, a function with its signature that launches nothing or less)}: outputs of the shapes
-    the model expects. "route" replays one real routing of B tokens (dummy weights route nearly uniformly)."""
-    H, nh, nkv, D, dev = cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim, eng.device
-    dt, w = eng.model.embed.dtype, eng.model.layers[0]
-    route = ops.moe_route(torch.randn(B, H, device=dev, dtype=dt), w["wr"], w["br"], cfg.num_experts_per_tok,
-                          16 if B * cfg.num_experts_per_tok <= 16 * cfg.num_local_experts else 64)  # as ops.moe
-    R = cfg.num_experts_per_tok * ops.down_splits(route[0].shape[1], H, cfg.intermediate_size, dev)  # rows a token
-    moe_out = torch.zeros(B, R, H, device=dev, dtype=dt)  # [T, R, H]
-    attn_out = torch.zeros(B, nh, D, device=dev, dtype=dt)  # [T, NH, D]
-    qkv = torch.zeros(B, nh + 2 * nkv, D, device=dev, dtype=dt)  # [T, NH + 2 NKV, D]
-    gemm = ops._moe_gemm  # argument 9 is gate_up
-    return {"moe": ("moe", lambda *a, **k: moe_out), "attention": ("attention", lambda *a, **k: attn_out),
-            "rope_kv": ("rope_kv", lambda *a, **k: qkv), "add_rmsnorm": ("add_rmsnorm", lambda h, *a, **k: h),
-            "route": ("moe_route", lambda *a, **k: route),
+RECORDED = ("moe", "attention", "rope_kv", "add_rmsnorm", "moe_route")
+
+
+def record(eng, B):
+    """One eager decode step of B rows: {op: its outputs in call order}, copies the stand-ins hand back."""
+    real, rec = {n: getattr(ops, n) for n in RECORDED}, {n: [] for n in RECORDED}
+    copy = lambda o: tuple(t.clone() for t in o) if isinstance(o, tuple) else o.clone()
+    wrap = lambda n: lambda *a, **k: rec[n].append(copy(real[n](*a, **k))) or rec[n][-1]
+    try:
+        for n in RECORDED:
+            setattr(ops, n, wrap(n))
+        eng._decode_body(B, False)
+    finally:
+        for n, f in real.items():
+            setattr(ops, n, f)
+    return rec
+
+
+def stand_ins(eng, B):
+    """{name: (ops attribute, a function with its signature that launches nothing or less)}. Each hands back what
+    the real op returned in a recorded step, in call order, so what the step does downstream (above all which
+    experts the MoE reads) stays that of the real step. A capture calls each op as often as the eager step (its
+    warm-up runs one whole step first), so the cycle starts at layer 0 both times."""
+    rec, gemm = record(eng, B), ops._moe_gemm  # argument 9 of _moe_gemm is gate_up
+    replay = lambda outs: (lambda it: lambda *a, **k: next(it))(itertools.cycle(outs))
+    fakes = {n: (n, replay(rec[n])) for n in RECORDED if n != "moe_route"}
+    return {**fakes, "route": ("moe_route", replay(rec["moe_route"])),
             "gate_up": ("_moe_gemm", lambda *a, **k: None if a[9] else gemm(*a, **k)),
             "down": ("_moe_gemm", lambda *a, **k: gemm(*a, **k) if a[9] else None),
             "gate_up+down": ("_moe_gemm", lambda *a, **k: None)}
@@ -77,7 +90,9 @@ def ablate_batch(eng, cfg, B, ctx):
     eng.generate(prompts, max_tokens=4, ignore_eos=True).result()  # leaves B sequences' inputs in place
     Bp = min(b for b, s in eng.graphs if b >= B and not s)
     saved = {k: eng.static[k].clone() for k in ("ids", "pos", "slots", "table")}
-    fakes = stand_ins(eng, cfg, Bp)
+    fakes = stand_ins(eng, Bp)
+    for k, v in saved.items():  # the recorded step advanced the positions
+        eng.static[k].copy_(v)
     real = {attr: getattr(ops, attr) for attr, _ in fakes.values()}
     rows = []
     for removed in ABLATIONS:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import needs_data
+from helpers import TIKTOKEN, needs_data
 
 COOKBOOK = Path(__file__).resolve().parents[1] / "cookbook"
 EXAMPLES = {"quickstart.py": "ttft", "chat.py": "[high] answer:", "streaming.py": "finish:",
@@ -53,3 +53,38 @@ def test_prepared_patch_applies(patch):
     p = subprocess.run(["git", "apply", "--check", str(COOKBOOK / "patches" / patch)], capture_output=True,
                        text=True, cwd=COOKBOOK.parent, env=env)  # would skip paths outside the cwd: no check
     assert p.returncode == 0, p.stderr
+
+
+@needs_data
+def test_ablation_stand_ins_replay_the_recorded_step(tiny_dir):
+    """cookbook/ablate_step.py: with one family of ops replaced by its stand-ins, a decode step computes what the
+    recorded step did, so the ops left in (the MoE above all: which experts it reads) do the real step's work."""
+    import torch
+    sys.path.insert(0, str(COOKBOOK))
+    from ablate_step import stand_ins
+    from llm import LLM
+    from model import ops
+    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=2, num_pages=64)
+    try:
+        eng.generate([list(range(5, 25))], max_tokens=2, ignore_eos=True).result()
+        saved = {k: eng.static[k].clone() for k in ("ids", "pos", "slots", "table")}
+        fakes = stand_ins(eng, 1)  # records one step, then the same step again for each family left out
+        want = None
+        for name in [None, "moe", "attention", "rope_kv", "add_rmsnorm", "route"]:
+            for k, v in saved.items():
+                eng.static[k].copy_(v)
+            attr, fake = fakes[name] if name else ("moe", ops.moe)
+            real = getattr(ops, attr)
+            setattr(ops, attr, fake)
+            try:
+                logits = eng._decode_body(1, False)[1].clone()
+            finally:
+                setattr(ops, attr, real)
+            want = logits if want is None else want
+            assert torch.equal(logits, want), name
+        for k, v in saved.items():  # one position further the step differs: an equality that can fail
+            eng.static[k].copy_(v)
+        eng.static["pos"][:1] += 1
+        assert not torch.equal(eng._decode_body(1, False)[1], want)
+    finally:
+        eng.stop()
