@@ -9,20 +9,18 @@ critical path. The routing downstream stays the real step's, so the MoE reads th
 
     python cookbook/ablate_step.py --model 20b --batch 1 64 --out ablate.json
 """
-import argparse
 import itertools
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from llm import LLM  # noqa: E402
+sys.path.insert(0, str(ROOT / "cookbook"))
 from model import ops  # noqa: E402
-from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
+from profile_step import dummy_engine, fill_batch  # noqa: E402
 
 
 RECORDED = ("moe", "attention", "rope_kv", "add_rmsnorm", "moe_route")
@@ -86,9 +84,7 @@ def replay_us(eng, B, saved, reps=30):
 
 
 def ablate_batch(eng, cfg, B, ctx):
-    prompts = [list(range(100 + b, 100 + b + ctx)) for b in range(B)]
-    eng.generate(prompts, max_tokens=4, ignore_eos=True).result()  # leaves B sequences' inputs in place
-    Bp = min(b for b, s in eng.graphs if b >= B and not s)
+    Bp = fill_batch(eng, B, ctx)
     saved = {k: eng.static[k].clone() for k in ("ids", "pos", "slots", "table")}
     fakes = stand_ins(eng, Bp)
     for k, v in saved.items():  # the recorded step advanced the positions
@@ -113,17 +109,7 @@ def ablate_batch(eng, cfg, B, ctx):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="20b")
-    ap.add_argument("--batch", nargs="+", type=int, default=[1, 64])
-    ap.add_argument("--context", type=int, default=1000)
-    ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
-    ap.add_argument("--out", default="")
-    a = ap.parse_args()
-    cfg = gpt_oss_120b() if a.model == "120b" else GptOssConfig()
-    d = Path(tempfile.mkdtemp())
-    (d / "config.json").write_text(json.dumps(cfg.to_dict()))
-    eng = LLM(str(d), load_format="dummy", tokenizer=a.tokenizer, max_slots=max(a.batch))
+    a, cfg, eng = dummy_engine(__doc__)
     results = []
     for B in a.batch:
         r = dict(ablate_batch(eng, cfg, B, a.context), model=a.model, gpu=torch.cuda.get_device_name())

@@ -60,10 +60,32 @@ def exclusive_us(trace, steps):
     return out
 
 
-def profile_batch(eng, cfg, B, ctx, bw):
+def fill_batch(eng, B, ctx):
+    """Runs B sequences of ctx tokens, which leaves their decode inputs in the static buffers; returns the
+    captured batch size that serves B."""
     prompts = [list(range(100 + b, 100 + b + ctx)) for b in range(B)]
-    eng.generate(prompts, max_tokens=4, ignore_eos=True).result()  # leaves B sequences' inputs in place
-    Bp = min(b for b, s in eng.graphs if b >= B and not s)
+    eng.generate(prompts, max_tokens=4, ignore_eos=True).result()
+    return min(b for b, s in eng.graphs if b >= B and not s)
+
+
+def dummy_engine(doc):
+    """Parses --model --batch --context --tokenizer --out; returns them, the config and an engine with dummy
+    weights whose graphs cover the largest batch."""
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument("--model", default="20b")
+    ap.add_argument("--batch", nargs="+", type=int, default=[1, 64])
+    ap.add_argument("--context", type=int, default=1000)
+    ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
+    ap.add_argument("--out", default="")
+    a = ap.parse_args()
+    cfg = gpt_oss_120b() if a.model == "120b" else GptOssConfig()
+    d = Path(tempfile.mkdtemp())
+    (d / "config.json").write_text(json.dumps(cfg.to_dict()))
+    return a, cfg, LLM(str(d), load_format="dummy", tokenizer=a.tokenizer, max_slots=max(a.batch))
+
+
+def profile_batch(eng, cfg, B, ctx, bw):
+    Bp = fill_batch(eng, B, ctx)
     tables, route = [], ops.moe_route
 
     def recording(*args):  # one eager step with the routing recorded: the experts it really reads
@@ -109,17 +131,7 @@ def profile_batch(eng, cfg, B, ctx, bw):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="20b")
-    ap.add_argument("--batch", nargs="+", type=int, default=[1, 64])
-    ap.add_argument("--context", type=int, default=1000)
-    ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
-    ap.add_argument("--out", default="")
-    a = ap.parse_args()
-    cfg = gpt_oss_120b() if a.model == "120b" else GptOssConfig()
-    d = Path(tempfile.mkdtemp())
-    (d / "config.json").write_text(json.dumps(cfg.to_dict()))
-    eng = LLM(str(d), load_format="dummy", tokenizer=a.tokenizer, max_slots=max(a.batch))
+    a, cfg, eng = dummy_engine(__doc__)
     bw, results = gemv_tb_s(), []
     for B in a.batch:
         r = dict(profile_batch(eng, cfg, B, a.context, bw), model=a.model, gpu=torch.cuda.get_device_name())
