@@ -96,7 +96,8 @@ def profile_batch(eng, cfg, B, ctx, bw):
     eng._decode_body(Bp, False)
     ops.moe_route = route
     distinct = [int(t[0][t[0] >= 0].unique().numel()) for t in tables]
-    splits = ops.down_splits(tables[0].shape[1], cfg.hidden_size, cfg.intermediate_size, tables[0].device)  # rows/pair
+    splits, _ = ops.down_splits(Bp, tables[0].shape[1], cfg.hidden_size, cfg.intermediate_size,  # rows per pair
+                                tables[0].device)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
             eng._decode_body(Bp, False)

@@ -184,10 +184,13 @@ def k_splits(programs, device, cap):
     return max(1, min(cap, 20 * sms // programs))
 
 
-def down_splits(n_tiles, H, I, device):  # the down projection's splits (add_rmsnorm's rows per pair), none empty
-    # at most 7: one token's 4 x 23 blocks x 7 = 644 programs fit one wave (5 an SM, 660); 8 left 76 for a second.
-    # 20b b1 615.4 -> 621.0 and 616.3 -> 620.9 tok/s (6: 614.3), 120b b1 435.0 -> 438.6 (H200, s20)
-    return k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64)))
+def down_splits(T, n_tiles, H, I, device):
+    """The down projection's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's)."""
+    if T == 1:  # 256 columns: 4.9 instead of 6.2 instructions a weight byte (cookbook/sass_count.py); 4 x 12 blocks x
+        return min(8, triton.cdiv(I, 64)), (256, 4, 3)  # 8 splits = 384 programs, one wave at 3 an SM (165 registers)
+    # 20b b1 620.1 -> 626.2 tok/s, 120b b1 438.0 -> 442.5 (H200, s21). Else at most 7 (s20: at one token, 128 columns
+    # and 8 splits left 76 of 736 programs for a second wave at 5 an SM; 7 splits gained 0.9% there)
+    return k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64))), None
 
 
 def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
@@ -207,12 +210,12 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     # blocks = 180 programs for 132 SMs); add_rmsnorm sums the down partials, the gate_up sums its own
     n_tiles = table.shape[1]
     up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, min(2, triton.cdiv(H, 64)))
-    splits = down_splits(n_tiles, H, I, x.device)
+    splits, tiles = down_splits(T, n_tiles, H, I, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=x.dtype)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
               counters=counters)
     # the down reads table, order and rw above its PDL wait (kernels._moe_kernel): the gate_up must run in between
-    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, splits=splits)
+    _moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, tiles, splits)
     return out.view(T, top_k * splits, H)
 
 

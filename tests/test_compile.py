@@ -58,10 +58,10 @@ for name, block_t, block_n, splits, window in [("attn_decode", 2, 64, 16, 0), ("
 MOE = "x_ptr:*bf16 w_ptr:*i32 s_ptr:*u8 bias_ptr:*fp32 out_ptr:*bf16 table_ptr:*i32 order_ptr:*i32 rw_ptr:*fp32 " \
       "part_ptr:*fp32 cnt_ptr:*i32 N:i32 K:i32 stride_xm:i32 stride_we:i32 stride_wn:i32 stride_se:i32 " \
       "stride_sn:i32 stride_be:i32 stride_om:i32 stride_tt:i32"
-for name, gate_up, bm, splits in [("moe_True_16", True, 16, 1), ("moe_True_16_split", True, 16, 4),
-                                  ("moe_False_64", False, 64, 4)]:
+for name, gate_up, bm, bn, splits in [("moe_True_16", True, 16, 128, 1), ("moe_True_16_split", True, 16, 128, 4),
+                                      ("moe_False_64", False, 64, 128, 4), ("moe_False_16_256", False, 16, 256, 8)]:
     CASES[name] = (K._moe_kernel, *sig(MOE, TOPK=4, GATE_UP=gate_up, LIMIT=7.0, ALPHA=1.702, BLOCK_M=bm,
-                                       BLOCK_N=128, SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
+                                       BLOCK_N=bn, SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
 
 
 WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "topk", "tiles", "tiles_256", "combine", "sample"}

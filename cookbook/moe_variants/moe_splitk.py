@@ -95,7 +95,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, up_splits):
     I = b1.shape[1] // 2
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
     table, order, rw = ops.moe_route(x, wr, br, top_k, block_m)
-    splits = ops.down_splits(table.shape[1], H, I, x.device)
+    splits = ops.down_splits(T, table.shape[1], H, I, x.device)[0]
     pre = torch.empty((T * top_k * up_splits, 2 * I), device=x.device, dtype=torch.float32)  # [A * S, 2I]
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)
     dt, prec = (tl.float32, "ieee") if x.dtype == torch.float32 else (tl.float16, "tf32")

@@ -55,9 +55,9 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, up_splits):
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     _swiglu_kernel[(T * top_k, triton.cdiv(I, 1024))](pre, order, act, I, pre.stride(0), act.stride(0), LIMIT=limit,
                                                       ALPHA=1.702, S=up_splits, BLOCK=1024)
-    splits = ops.down_splits(table.shape[1], H, I, x.device)
+    splits, tiles = ops.down_splits(T, table.shape[1], H, I, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=torch.float32)
-    ops._moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, splits=splits)
+    ops._moe_gemm(act, w2, s2, b2, out, table, order, rw, top_k, False, limit, block_m, H, tiles, splits)
     return out.view(T, top_k * splits, H)
 
 
