@@ -185,11 +185,11 @@ def k_splits(programs, device, cap):
 
 
 def down_splits(T, n_tiles, H, I, device):
-    """The down projection's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's)."""
-    if T == 1:  # 256 columns: 4.9 instead of 6.2 instructions a weight byte (cookbook/sass_count.py); 4 x 12 blocks x
-        return min(8, triton.cdiv(I, 64)), (256, 4, 3)  # 8 splits = 384 programs, one wave at 3 an SM (165 registers)
-    # 20b b1 620.1 -> 626.2 tok/s, 120b b1 438.0 -> 442.5 (H200, s21). Else at most 7 (s20: at one token, 128 columns
-    # and 8 splits left 76 of 736 programs for a second wave at 5 an SM; 7 splits gained 0.9% there)
+    """The down projection's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's). One
+    token: 256 columns (4.9 instead of 6.2 instructions a weight byte) at 8 splits, 384 programs: one wave at 3 an SM.
+    20b b1 620.1 -> 626.2 tok/s, 120b b1 438.0 -> 442.5 (H200, s21). Else at most 7 (s20, for one token then)."""
+    if T == 1:
+        return min(8, triton.cdiv(I, 64)), (256, 4, 3)
     return k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64))), None
 
 
