@@ -83,7 +83,7 @@ def replay_us(eng, B, saved, reps=30):
     return sorted(times)[1]
 
 
-def ablate_batch(eng, cfg, B, ctx):
+def ablate_batch(eng, B, ctx):
     Bp = fill_batch(eng, B, ctx)
     saved = {k: eng.static[k].clone() for k in ("ids", "pos", "slots", "table")}
     fakes = stand_ins(eng, Bp)
@@ -112,7 +112,7 @@ def main():
     a, cfg, eng = dummy_engine(__doc__)
     results = []
     for B in a.batch:
-        r = dict(ablate_batch(eng, cfg, B, a.context), model=a.model, gpu=torch.cuda.get_device_name())
+        r = dict(ablate_batch(eng, B, a.context), model=a.model, gpu=torch.cuda.get_device_name())
         results.append(r)
         print(f"== {a.model} batch {B} (graph {r['padded_batch']}), context {a.context}, "
               f"{cfg.num_hidden_layers} layers: graph replay, median of 3 x 30")
