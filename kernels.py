@@ -83,8 +83,8 @@ def _attend(q, k, v, m, l, acc, qpos, j, valid, WINDOW: tl.constexpr, PREC: tl.c
 
 
 @triton.jit
-def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_ptr, out_ptr, ml_ptr,
-                      stride_qt, stride_cr, stride_bb, stride_bp, stride_os, stride_ot, sm_scale,
+def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_ptr, out_ptr, part_ptr, ml_ptr, cnt_ptr,
+                      stride_qt, stride_cr, stride_bb, stride_bp, stride_ps, stride_ot, sm_scale,
                       NH: tl.constexpr, NKV: tl.constexpr, D: tl.constexpr, G: tl.constexpr,
                       WINDOW: tl.constexpr, PAGE: tl.constexpr, SPLITS: tl.constexpr,
                       BLOCK_T: tl.constexpr, BLOCK_N: tl.constexpr, APPENDED: tl.constexpr, PREC: tl.constexpr):
@@ -96,11 +96,11 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
     t, hq = qb * BLOCK_T + r // G, kvh * G + r % G  # token within the chunk, query head
     row_ok, qpos = t < q_len, start + t  # start: tokens already cached for this sequence
     d, tok = tl.arange(0, D)[None, :], (q0 + t).to(tl.int64)[:, None]
-    m = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634
+    sink = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634
     _pdl()  # the sequence's offsets, cached length and the sinks above were written before this layer
     q = tl.load(qkv_ptr + tok * stride_qt + hq[:, None] * D + d, mask=row_ok[:, None], other=0.0)
     q = (q.to(tl.float32) * (sm_scale * 1.4426950408889634)).to(q.dtype)  # [M, D]
-    l, acc = tl.full([BLOCK_T * G], 1.0, tl.float32), tl.zeros([BLOCK_T * G, D], tl.float32)
+    m, l, acc = sink, tl.full([BLOCK_T * G], 1.0, tl.float32), tl.zeros([BLOCK_T * G, D], tl.float32)
     hi = start + tl.minimum(q_len, (qb + 1) * BLOCK_T)  # one past the last query position
     lo = tl.maximum(start + qb * BLOCK_T - WINDOW + 1, 0) if WINDOW > 0 else 0
     per = tl.cdiv(tl.cdiv(hi - lo, SPLITS), BLOCK_N) * BLOCK_N  # keys per split, whole blocks
@@ -119,23 +119,24 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
         k = tl.load(qkv_ptr + row + NH * D, mask=jm[:, None], other=0.0)
         v = tl.load(qkv_ptr + row + (NH + NKV) * D, mask=jm[:, None], other=0.0)
         m, l, acc = _attend(q, k, v, m, l, acc, qpos, j, jm, WINDOW, PREC)
-    o = out_ptr + split * stride_os + tok * stride_ot + hq[:, None] * D + d
-    tl.store(o, (acc / l[:, None] if SPLITS == 1 else acc).to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
-    if SPLITS > 1:  # fp32 unnormalized partials; every split counted the sink once, the combine removes S - 1 of them
-        ml = ml_ptr + (split * (stride_os // D) + (q0 + t).to(tl.int64) * NH + hq) * 2
-        tl.store(ml[:, None] + tl.arange(0, 2)[None, :], tl.join(m, l), mask=row_ok[:, None])  # [M, 2]
-
-
-@triton.jit
-def _combine_kernel(part_ptr, ml_ptr, sink_ptr, out_ptr, stride_ps, NH: tl.constexpr, D: tl.constexpr,
-                    SPLITS: tl.constexpr):
-    _pdl()
-    th, s = tl.program_id(0).to(tl.int64), tl.arange(0, SPLITS)  # one (token, head) row, its S splits
-    m, l = tl.split(tl.load(ml_ptr + (s * (stride_ps // D) + th)[:, None] * 2 + tl.arange(0, 2)[None, :]))  # [S]
-    mx, sink = tl.max(m, axis=0), tl.load(sink_ptr + th % NH).to(tl.float32) * 1.4426950408889634
-    w, den = tl.exp2(m - mx), tl.sum(l * tl.exp2(m - mx), axis=0) - (SPLITS - 1) * tl.exp2(sink - mx)
-    acc = tl.load(part_ptr + s[:, None] * stride_ps + th * D + tl.arange(0, D)[None, :])
-    tl.store(out_ptr + th * D + tl.arange(0, D), (tl.sum(acc * w[:, None], axis=0) / den).to(out_ptr.dtype.element_ty))
+    o = tok * stride_ot + hq[:, None] * D + d  # [M, D]: the rows in out and in each split's partials
+    if SPLITS > 1:  # fp32 unnormalized partials and (m, l); the last split to finish combines them (no launch)
+        ml, sm = ml_ptr + ((q0 + t).to(tl.int64) * NH + hq)[:, None] * 2 + tl.arange(0, 2)[None, :], stride_ps // D * 2
+        tl.store(part_ptr + split * stride_ps + o, acc, mask=row_ok[:, None])
+        tl.store(ml + split * sm, tl.join(m, l), mask=row_ok[:, None])  # [M, 2]
+        tl.debug_barrier()  # every thread's partial is stored before the count
+        cnt = cnt_ptr + (b * tl.num_programs(1) + qb) * NKV + kvh
+        if tl.atomic_add(cnt, 1, sem="acq_rel") < SPLITS - 1:
+            return
+        tl.store(cnt, 0)  # zero again for the next launch
+        mx, l, acc = sink, tl.full([BLOCK_T * G], 1 - SPLITS, tl.float32), tl.zeros([BLOCK_T * G, D], tl.float32)
+        for i in tl.static_range(SPLITS):  # online, in split order, from the sink: each split counted it once
+            m_i, l_i = tl.split(tl.load(ml + i * sm, mask=row_ok[:, None], other=0.0, cache_modifier=".cg"))
+            mn = tl.maximum(mx, m_i)
+            a, w = tl.exp2(mx - mn), tl.exp2(m_i - mn)
+            part = tl.load(part_ptr + i * stride_ps + o, mask=row_ok[:, None], other=0.0, cache_modifier=".cg")
+            mx, l, acc = mn, l * a + l_i * w, acc * a[:, None] + part * w[:, None]
+    tl.store(out_ptr + o, (acc / l[:, None]).to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
 
 
 # Skinny linear split over K: out[t, s, n] = sum over split s's K of W[n, k] x[t, k], + bias[n] in split 0.

@@ -180,8 +180,7 @@ class LLM:
         self.use_graphs = cuda_graphs if cuda_graphs is not None else self.device.type == "cuda"
         if self.use_graphs:
             self._capture_graphs()
-        self.waiting, self.running, self.inbox = deque(), [], queue.Queue()
-        self.ids = itertools.count()
+        self.waiting, self.running, self.inbox, self.ids = deque(), [], queue.Queue(), itertools.count()
         self.stopping, self.error, self.lock = False, None, threading.Lock()
         self.thread = threading.Thread(target=self._loop, name="llm-loop", daemon=True)
         self.thread.start()
@@ -310,8 +309,7 @@ class LLM:
         """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S is scratch for graph padding). Pages fill what
         `util` of GPU memory leaves after weights, rings and a 4 GiB activation/graph reserve."""
         cfg, dev = self.cfg, self.device
-        n_slide = sum(cfg.sliding)
-        n_full = cfg.num_hidden_layers - n_slide
+        n_slide, n_full = sum(cfg.sliding), cfg.num_hidden_layers - sum(cfg.sliding)
         row = cfg.num_key_value_heads * cfg.head_dim  # elements per cache row
         ring = lambda: torch.zeros(n_slide, (self.max_slots + 1) * RING, cfg.num_key_value_heads, cfg.head_dim,
                                    device=dev, dtype=self.dtype)

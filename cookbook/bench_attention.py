@@ -44,9 +44,10 @@ def launcher(B, ctx, sliding, splits, tiles):
     step's key is read from the cache, whose rows hold ctx + 1 keys)."""
     kc, vc, table, qkv, cu, start, sinks = setup(B, ctx, sliding)
     out = torch.empty(B, NH, D, device="cuda", dtype=torch.bfloat16)
+    cnt = torch.zeros(B * NKV, device="cuda", dtype=torch.int32)  # the split counts, as the engine keeps them
     window, page = (RING, RING) if sliding else (0, PAGE)
     return [lambda k=k, v=v: ops.attention(qkv, k, v, table, cu, start, sinks, NH, NKV, window, page, 1, splits,
-                                           out=out, tiles=tiles, appended=True) for k, v in zip(kc, vc)]
+                                           out=out, tiles=tiles, appended=True, counters=cnt) for k, v in zip(kc, vc)]
 
 
 def main():

@@ -24,7 +24,7 @@ from llm import LLM  # noqa: E402
 from model import ops  # noqa: E402
 from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
 
-FAMILIES = [("_moe_kernel", "MoE GEMMs (MXFP4)"), ("_attention_kernel", "attention"), ("_combine", "attention"),
+FAMILIES = [("_moe_kernel", "MoE GEMMs (MXFP4)"), ("_attention_kernel", "attention"),
             ("_add_rmsnorm", "add + RMSNorm"), ("_rope_kv", "RoPE + KV append"), ("_topk", "routing"),
             ("_tiles", "routing"), ("_sample", "sampling"), ("ArgMax", "sampling")]  # torch.argmax: greedy under 64
 

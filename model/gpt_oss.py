@@ -56,8 +56,8 @@ class GptOss:
         self.cfg, self.layers = cfg, layers
         self.embed, self.norm, self.lm_head = glob["embed"], glob["norm"], glob["lm_head"]
         self.cos_sin = yarn_cos_sin(cfg, max_pos, device)
-        # counts for the split gate_up (ops.moe), zero between launches: each launch zeroes what it counted
-        self.moe_counters = torch.zeros(4096, dtype=torch.int32, device=device)
+        # counts for the split gate_up and split decode attention, zero between launches (each zeroes what it counted)
+        self.counters = torch.zeros(4096, dtype=torch.int32, device=device)
         sliding = cfg.sliding
         # index of each layer within its own cache (rings for sliding layers, pages for the rest)
         self.cache_index = [sum(1 for j in range(l) if sliding[j] == sliding[l]) for l in range(len(sliding))]
@@ -72,7 +72,7 @@ class GptOss:
             o = self.attention(l, w, x, inp, kv)  # [T, NH * D]
             x = ops.add_rmsnorm(h, w["ln2"], cfg.rms_norm_eps, ops.linear(o, w["wo"], w["bo"]))
             delta = ops.moe(x, w["wr"], w["br"], w["w1"], w["s1"], w["b1"], w["w2"], w["s2"], w["b2"],
-                            cfg.num_experts_per_tok, cfg.swiglu_limit, self.moe_counters)  # [T, k, H]
+                            cfg.num_experts_per_tok, cfg.swiglu_limit, self.counters)  # [T, k, H]
         x = ops.add_rmsnorm(h, self.norm, cfg.rms_norm_eps, delta)
         x = x[inp.logit_rows]  # [R, H]
         # fp32 logits straight from cuBLAS (CUDA only): the bf16 round trip cost 27 us per step at batch 64
@@ -95,7 +95,7 @@ class GptOss:
         fused = inp.max_q == 1
         qkv = ops.rope_kv(qkv, nh, nkv, inp.pos, self.cos_sin, kc, vc, table if fused else None, x.dtype, page)
         o = ops.attention(qkv, kc, vc, table, inp.cu_seqlens, inp.start, w["sinks"], nh, nkv, window, page,
-                              inp.max_q, 1 if cfg.sliding[l] else inp.splits, appended=fused)
+                              inp.max_q, 1 if cfg.sliding[l] else inp.splits, appended=fused, counters=self.counters)
         if not fused:
             ops.rope_kv(qkv, nh, nkv, k_cache=kc, v_cache=vc, slots=rows)
         return o.view(T, nh * cfg.head_dim)

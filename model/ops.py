@@ -60,36 +60,37 @@ def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
 
 
 def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, nkv, window, page,
-              max_q, splits=1, out=None, tiles=None, appended=False):
+              max_q, splits=1, out=None, tiles=None, appended=False, counters=None):
     """qkv: [T, NH + 2 NKV, D] after RoPE; caches [P, NKV, D]; block_table [B, W] (stride 0 pages for a ring);
     cu_seqlens [B + 1] token offsets; start [B] cached tokens before the chunk; appended: the caches hold the
-    chunk's k, v too (decode). window 0 = full causal. splits > 1 splits the keys (decode, long contexts).
-    tiles: (BLOCK_N, warps, stages) in place of the fixed ones (cookbook/bench_attention.py). Returns [T, NH, D]."""
+    chunk's k, v too (decode). window 0 = full causal. splits > 1 splits the keys (decode, long contexts), counting
+    in counters (zeroed int32 scratch, left zeroed; None: a new one per call). tiles: (BLOCK_N, warps, stages) in
+    place of the fixed ones (cookbook/bench_attention.py). Returns [T, NH, D]."""
     T, heads, D = qkv.shape
     B, G = start.shape[0], nh // nkv
     assert heads == nh + 2 * nkv and qkv.stride(1) == D and qkv.stride(2) == 1
     assert k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride() and k_cache.stride(1) == D
     assert cu_seqlens.shape == (B + 1,) and block_table.shape[0] == B and sinks.shape == (nh,)
-    assert splits & (splits - 1) == 0, "splits must be a power of 2"
     out = torch.empty((T, nh, D), device=qkv.device, dtype=qkv.dtype) if out is None else out
-    part, ml = out, out  # unused when splits == 1
-    if splits > 1:
+    assert splits & (splits - 1) == 0 and out.shape == (T, nh, D) and out.is_contiguous(), "splits: a power of 2"
+    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
+    grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
+    part, ml, cnt = out, out, out  # unused when splits == 1
+    if splits > 1:  # fp32 partials, their (m, l), and a count per (sequence, query block, kv head) for the last split
         part = torch.empty((splits, T, nh, D), device=qkv.device, dtype=torch.float32)
         ml = torch.empty((splits, T, nh, 2), device=qkv.device, dtype=torch.float32)
+        cnt = torch.zeros(B * grid[1] * nkv, device=qkv.device, dtype=torch.int32) if counters is None else counters
+        assert cnt.numel() >= B * grid[1] * nkv and cnt.dtype == torch.int32
     # BLOCK_T * G query rows >= 16 for tl.dot. Decode: 2 stages, 128-key tiles where a program reads 128+ keys (a
     # window, one split). cookbook/bench_attention.py, H200, 20b, 1,000 keys, us a layer against 64 keys x 4 stages:
     # full 4.67 -> 4.04 (b1, 16 splits), 11.38 -> 9.82 (b8), 40.2 -> 36.4 (b64); sliding 3.83 -> 3.13, 9.16 -> 8.16
-    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
     block_n, warps, stages = tiles or ((64, 4, 3) if max_q > 1 else (128 if window or splits == 1 else 64, 4, 2))
-    grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
-    K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, part, ml,
+    K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, out, part, ml, cnt,
                             qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
                             part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,
                             NH=nh, NKV=nkv, D=D, G=G, WINDOW=window, PAGE=page, SPLITS=splits, APPENDED=appended,
                             BLOCK_T=block_t, BLOCK_N=block_n, PREC=_dot_precision(qkv.dtype), num_warps=warps,
                             num_stages=stages, launch_pdl=True)
-    if splits > 1:
-        K._combine_kernel[(T * nh,)](part, ml, sinks, out, part.stride(0), NH=nh, D=D, SPLITS=splits, launch_pdl=True)
     return out
 
 
@@ -124,9 +125,8 @@ def moe_route(x, wr, br, top_k, block_m):
     (T, H), E = x.shape, wr.shape[0]
     assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == 1 and wr.stride(1) == 1
     A = T * top_k
-    ids = torch.empty(A, device=x.device, dtype=torch.int32)
+    ids, order = torch.empty((2, A), device=x.device, dtype=torch.int32)  # [A] each
     w = torch.empty(A, device=x.device, dtype=torch.float32)
-    order = torch.empty(A, device=x.device, dtype=torch.int32)
     n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
     table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
     EP = max(16, triton.next_power_of_2(E))  # tl.dot's N >= 16
@@ -198,8 +198,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H]. counters: zeroed int32 scratch the
     split gate_up leaves zeroed (None: a new one per call).
     Returns [T, R, H] partials in x's dtype (R = top_k x down-projection K splits), summed by add_rmsnorm."""
-    T, H = x.shape
-    I = b1.shape[1] // 2
+    (T, H), I = x.shape, b1.shape[1] // 2
     assert wr.shape[0] == w1.shape[0] and b2.shape[1] == H
     # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
     # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)

@@ -34,8 +34,6 @@ CASES = {
                                         "vc_ptr:*bf16 slot_ptr:*i32 stride_st:i32 stride_ss:i32 stride_qt:i32 "
                                         "stride_cp:i32 stride_cr:i32 stride_sb:i32 stride_sp:i32", NH=64, NKV=8,
                                         D=64, BLOCK_H=32, SPLITS=4, STORE=True, ROTATE=True, WRITE=True, PAGE=256)),
-    "combine": (K._combine_kernel, *sig("part_ptr:*fp32 ml_ptr:*fp32 sink_ptr:*fp32 out_ptr:*bf16 stride_ps:i32",
-                                        NH=64, D=64, SPLITS=16)),
     "router": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=128, BLOCK_K=128, SPLITS=23, PREC="tf32",
                                       PRE_K=128)),
     "o_proj": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=64, BLOCK_K=64, SPLITS=8, PREC="tf32", PRE_K=256)),
@@ -48,7 +46,8 @@ CASES = {
     "tiles_256": (K._tiles_kernel, *sig(TILES, EP=128, BLOCK_M=64, BLOCK=256)),
 }
 ATTN = "qkv_ptr:*bf16 kc_ptr:*bf16 vc_ptr:*bf16 bt_ptr:*i32 cu_ptr:*i32 start_ptr:*i32 sink_ptr:*fp32 " \
-       "out_ptr:*bf16 ml_ptr:*fp32 stride_qt:i32 stride_cr:i32 stride_bb:i32 stride_bp:i32 stride_os:i32 " \
+       "out_ptr:*bf16 part_ptr:*fp32 ml_ptr:*fp32 cnt_ptr:*i32 stride_qt:i32 stride_cr:i32 stride_bb:i32 " \
+       "stride_bp:i32 stride_ps:i32 " \
        "stride_ot:i32 sm_scale:fp32"
 for name, block_t, block_n, splits, window in [("attn_decode", 2, 64, 16, 0), ("attn_decode_128", 2, 128, 1, 128),
                                                ("attn_prefill", 8, 64, 1, 128)]:  # decode: appended, 2 stages
@@ -64,7 +63,7 @@ for name, gate_up, bm, bn, splits in [("moe_True_16", True, 16, 128, 1), ("moe_T
                                        BLOCK_N=bn, SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
 
 
-WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "topk", "tiles", "tiles_256", "combine", "sample"}
+WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "topk", "tiles", "tiles_256", "sample"}
 WARPS = {"add_rmsnorm": 32, "sample": 8}  # as model/ops.py launches them where not the default 4 warps, 3 stages
 STAGES = {"router": 1, "o_proj": 3, "attn_decode": 2, "attn_decode_128": 2}
 
