@@ -141,10 +141,10 @@ def test_mutation_rope_kv_one_split_short_fails(device):
 
 
 def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, page=16, kernel_window=None,
-                   kernel_sinks=None, appended=False, cache_new=None):
+                   kernel_sinks=None, appended=False, cache_new=None, counters=None, out=None):
     """B sequences with ctx[b] tokens cached (paged, or a 128-row ring) and new[b] tokens in the step; appended:
     the new tokens' k, v are in the cache too (decode), as cache_new says (default: as appended says).
-    Returns (kernel output, reference) for the new tokens."""
+    counters, out: passed to ops.attention. Returns (kernel output, reference) for the new tokens."""
     B, W = len(ctx), max(64, -(-max(c + n for c, n in zip(ctx, new)) // page))
     full = [torch.randn(c + n, NH + 2 * NKV, D, device=device) for c, n in zip(ctx, new)]
     sinks = torch.randn(NH, device=device)
@@ -163,7 +163,7 @@ def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, p
     start = torch.tensor(ctx, dtype=torch.int32, device=device)
     out = K.attention(qkv, kc, vc, table, cu, start, sinks if kernel_sinks is None else kernel_sinks.to(device),
                       NH, NKV, window if kernel_window is None else kernel_window, 128 if window else page,
-                      max(new), splits=splits, appended=appended)
+                      max(new), splits=splits, appended=appended, counters=counters, out=out)
     ref = [R.attention(f[:, :NH], f[:, NH:NH + NKV], f[:, NH + NKV:], sinks, window or None).view(-1, NH, D)[c:]
            for f, c in zip(full, ctx)]
     return out, torch.cat(ref)
@@ -187,6 +187,20 @@ def test_attention(device, ctx, new, window, dtype):
 def test_attention_split_kv(device, splits, window):
     out, ref = attention_case(device, torch.float32, [300, 3, 0], [1, 1, 1], window, splits)
     assert rel(out, ref) < TOL[torch.float32]
+
+
+def test_attention_split_kv_counters_reused(device):  # the last split zeroes its count: a second launch is right too
+    counters = torch.zeros(64, dtype=torch.int32, device=device)
+    for _ in range(2):
+        out, ref = attention_case(device, torch.float32, [300, 3, 0], [1, 1, 1], 0, 4, counters=counters)
+        assert rel(out, ref) < TOL[torch.float32] and not counters.any()
+
+
+def test_mutation_unzeroed_attention_counters_fail(device):  # no split sees itself last: none combines, none writes
+    counters = torch.full((64,), -100, dtype=torch.int32, device=device)
+    out = torch.full((3, 8, 64), float("nan"), device=device)
+    attention_case(device, torch.float32, [300, 3, 0], [1, 1, 1], 0, 4, counters=counters, out=out)
+    assert out.isnan().all()
 
 
 @gpu_only
