@@ -130,7 +130,7 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
             return
         tl.store(cnt, 0)  # zero again for the next launch
         mx, l, acc = sink, tl.full([BLOCK_T * G], 1 - SPLITS, tl.float32), tl.zeros([BLOCK_T * G, D], tl.float32)
-        for i in tl.static_range(SPLITS):  # online, in split order, from the sink: each split counted it once
+        for i in tl.static_range(SPLITS):  # online from mx = sink: l starts at 1 - S, as each split's l holds the sink
             m_i, l_i = tl.split(tl.load(ml + i * sm, mask=row_ok[:, None], other=0.0, cache_modifier=".cg"))
             mn = tl.maximum(mx, m_i)
             a, w = tl.exp2(mx - mn), tl.exp2(m_i - mn)
