@@ -47,8 +47,7 @@ CASES = {
 }
 ATTN = "qkv_ptr:*bf16 kc_ptr:*bf16 vc_ptr:*bf16 bt_ptr:*i32 cu_ptr:*i32 start_ptr:*i32 sink_ptr:*fp32 " \
        "out_ptr:*bf16 part_ptr:*fp32 ml_ptr:*fp32 cnt_ptr:*i32 stride_qt:i32 stride_cr:i32 stride_bb:i32 " \
-       "stride_bp:i32 stride_ps:i32 " \
-       "stride_ot:i32 sm_scale:fp32"
+       "stride_bp:i32 stride_ps:i32 stride_ot:i32 sm_scale:fp32"
 for name, block_t, block_n, splits, window in [("attn_decode", 2, 64, 16, 0), ("attn_decode_128", 2, 128, 1, 128),
                                                ("attn_prefill", 8, 64, 1, 128)]:  # decode: appended, 2 stages
     CASES[name] = (K._attention_kernel, *sig(ATTN, NH=64, NKV=8, D=64, G=8, WINDOW=window, PAGE=256,
