@@ -40,7 +40,8 @@ if os.environ.get("TRITON_INTERPRET") == "1":
         self.options = dataclasses.replace(self.options, sanitize_overflow=False)
 
     _ti.InterpreterBuilder.__init__ = _init  # new builders (one per tensor descriptor argument)
-    _init(_ti.interpreter_builder)  # and the one every launch uses, built at import
+    _ti.interpreter_builder.options = dataclasses.replace(  # and the one every launch uses, built at import
+        _ti.interpreter_builder.options, sanitize_overflow=False)
 
     def _device_call(self, *args, **kwargs):  # a @triton.jit helper: Triton re-patches triton.language on every
         if not getattr(self, "lang_patched", False):  # call (inspect.getmembers of 3 modules, ~30% of an engine
