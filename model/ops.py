@@ -72,7 +72,7 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     assert k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride() and k_cache.stride(1) == D
     assert cu_seqlens.shape == (B + 1,) and block_table.shape[0] == B and sinks.shape == (nh,)
     out = torch.empty((T, nh, D), device=qkv.device, dtype=qkv.dtype) if out is None else out
-    assert splits & (splits - 1) == 0 and out.shape == (T, nh, D) and out.is_contiguous(), "splits: a power of 2"
+    assert splits & (splits - 1) == 0 and out.shape == (T, nh, D) and out.is_contiguous(), "splits 2^n, out [T, NH, D]"
     block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
     grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
     part, ml, cnt = out, out, out  # unused when splits == 1
