@@ -17,6 +17,14 @@ def _pdl(ON: tl.constexpr = True):
         tl.extra.cuda.gdc_launch_dependents()
 
 
+@triton.jit
+def _count(cnt_ptr, n):  # a tail without a launch: of n programs counted after their stores, the last sees them all
+    tl.debug_barrier()  # every thread's stores are issued before the count
+    c = tl.atomic_add(cnt_ptr, 1, sem="acq_rel")
+    tl.store(cnt_ptr, 0, mask=c == n - 1)  # the last (count n - 1) zeroes it for the next launch
+    return c
+
+
 # RMSNorm fused with the residual add: h += sum_r delta[:, r]; out = h * rsqrt(mean(h^2) + eps) * w
 # One program per row; H = 2880 fits one block, so h is read once and written once (11.5 KB/row).
 @triton.jit
@@ -124,11 +132,8 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
         ml, sm = ml_ptr + ((q0 + t).to(tl.int64) * NH + hq)[:, None] * 2 + tl.arange(0, 2)[None, :], stride_ps // D * 2
         tl.store(part_ptr + split * stride_ps + o, acc, mask=row_ok[:, None])
         tl.store(ml + split * sm, tl.join(m, l), mask=row_ok[:, None])  # [M, 2]
-        tl.debug_barrier()  # every thread's partial is stored before the count
-        cnt = cnt_ptr + (b * tl.num_programs(1) + qb) * NKV + kvh
-        if tl.atomic_add(cnt, 1, sem="acq_rel") < SPLITS - 1:
+        if _count(cnt_ptr + (b * tl.num_programs(1) + qb) * NKV + kvh, SPLITS) < SPLITS - 1:
             return
-        tl.store(cnt, 0)  # zero again for the next launch
         mx, l, acc = sink, tl.full([BLOCK_T * G], 1 - SPLITS, tl.float32), tl.zeros([BLOCK_T * G, D], tl.float32)
         for i in tl.static_range(SPLITS):  # online from mx = sink: l starts at 1 - S, as each split's l holds the sink
             m_i, l_i = tl.split(tl.load(ml + i * sm, mask=row_ok[:, None], other=0.0, cache_modifier=".cg"))
@@ -272,10 +277,8 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
         tid = pid_t * tl.num_programs(1) + pid_n  # same sum whatever order they ran in), then the epilogue
         part = part_ptr + tid.to(tl.int64) * SPLITS * BLOCK_N * BLOCK_M + r[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)
         tl.store(part + split * BLOCK_N * BLOCK_M, acc, mask=rmask[None, :])
-        tl.debug_barrier()  # every thread's partial is stored before the count
-        if tl.atomic_add(cnt_ptr + tid, 1, sem="acq_rel") < SPLITS - 1:
+        if _count(cnt_ptr + tid, SPLITS) < SPLITS - 1:
             return
-        tl.store(cnt_ptr + tid, 0)  # zero again for the next launch
         acc = tl.load(part, mask=rmask[None, :], other=0.0, cache_modifier=".cg")
         for i in tl.static_range(1, SPLITS):
             acc += tl.load(part + i * BLOCK_N * BLOCK_M, mask=rmask[None, :], other=0.0, cache_modifier=".cg")

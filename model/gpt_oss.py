@@ -58,9 +58,8 @@ class GptOss:
         self.cos_sin = yarn_cos_sin(cfg, max_pos, device)
         # counts for the split gate_up and split decode attention, zero between launches (each zeroes what it counted)
         self.counters = torch.zeros(4096, dtype=torch.int32, device=device)
-        sliding = cfg.sliding
         # index of each layer within its own cache (rings for sliding layers, pages for the rest)
-        self.cache_index = [sum(1 for j in range(l) if sliding[j] == sliding[l]) for l in range(len(sliding))]
+        self.cache_index = [cfg.layer_types[:l].count(t) for l, t in enumerate(cfg.layer_types)]
 
     def forward(self, inp: StepInputs, kv: KVCache):
         """Returns logits [R, V] (float32) for inp.logit_rows."""
