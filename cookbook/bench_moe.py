@@ -76,7 +76,7 @@ def main():
         act = torch.empty(T * TOPK, I, device=dev, dtype=torch.bfloat16)
         out = torch.empty(T * TOPK * splits, H, device=dev)
         if a.up_splits:
-            up = K.k_splits(table.shape[1] * triton.cdiv(2 * I, 128), x.device, 4)
+            up = K.k_splits(table.shape[1] * triton.cdiv(2 * I, 128), x.device, 2)  # as model/ops.moe caps it
             times = [graph_us(lambda l: K._moe_gemm(x, *layers[l][0], b1, act, table, order, rw, TOPK, True, 7.0,
                                                     block_m, 2 * I, tiles, splits=sp)) for sp in a.up_splits]
             print(f"T={T}: {experts} experts, engine gate_up split {up}; gate_up us at splits {a.up_splits}: "
