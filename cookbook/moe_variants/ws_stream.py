@@ -10,8 +10,9 @@ SM. `--probe` compiles small loops for sm_90 and prints which forms the pass acc
 one-token gate_up's bytes (360 items x 22 steps of a [128, 16] int16 tile, 4 KB, 64 codes a row) through a
 stand-in decode with the real one's op count (shift, mask, HMUL2 a code pair) and 4 K=16 dots a step, into 4
 accumulators (the pass takes one dot per accumulator a step), over 8 weight copies (none held in the 50 MB L2):
-`ptr` is the engine's form (pointer loads, cp.async stages, one program an item), `tma` the same by descriptors,
-`ws` with warp specialization, `*_persist` with a grid of SMs looping over the items.
+`ptr` is the engine's form (pointer loads, cp.async stages, one program an item; `_bf16x`: x converted from bf16,
+`_scaled`: the engine's scale path), `tma` the same by descriptors, `ws` with warp specialization, `*_persist` with
+a grid of SMs looping over the items.
 """
 import argparse
 import json
@@ -51,19 +52,33 @@ def _ws_loop(x_desc, w_desc, out_ptr, ITEMS, KT, BLOCK_N: tl.constexpr, BLOCK_M:
 
 
 @triton.jit
-def _ptr_loop(x_ptr, w_ptr, out_ptr, ITEMS, KT, BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr):
+def _ptr_loop(x_ptr, w_ptr, s_ptr, out_ptr, ITEMS, KT, BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr,
+              SCALE: tl.constexpr):
+    """SCALE: the engine's scale path (a [BN, 2] byte load a step, prefetched one step ahead, to fp16, times each
+    group's 8 columns); x in bf16 converts to fp16 like the engine's x tile."""
     r, m, c, item = tl.arange(0, BLOCK_N), tl.arange(0, BLOCK_M), tl.arange(0, 16), tl.program_id(0)
     acc0 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     acc1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     acc2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     acc3 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+    s_ptrs = s_ptr + (item * KT * BLOCK_N + r)[:, None] * 2 + tl.arange(0, 2)[None, :]  # [BN, 2]
+    sc_next = tl.load(s_ptrs).to(tl.int32)
     for kt in range(0, KT):
         wq = tl.load(w_ptr + ((item * KT + kt) * BLOCK_N + r)[:, None] * 16 + c[None, :])  # [BN, 16] int16
+        if SCALE:
+            sc = ((sc_next + 14) << 23).to(tl.float32, bitcast=True).to(tl.float16)  # [BN, 2]
+            sc_next = tl.load(s_ptrs + (kt + 1) * BLOCK_N * 2, mask=kt + 1 < KT, other=127).to(tl.int32)
         xb = x_ptr + (kt * 64 + c)[:, None] * BLOCK_M + m[None, :]  # [16, BM]
-        acc0 = tl.dot(_dec(wq, 0), tl.load(xb), acc0)
-        acc1 = tl.dot(_dec(wq, 1), tl.load(xb + 16 * BLOCK_M), acc1)
-        acc2 = tl.dot(_dec(wq, 2), tl.load(xb + 32 * BLOCK_M), acc2)
-        acc3 = tl.dot(_dec(wq, 3), tl.load(xb + 48 * BLOCK_M), acc3)
+        a0, a1, a2, a3 = _dec(wq, 0), _dec(wq, 1), _dec(wq, 2), _dec(wq, 3)
+        if SCALE:  # columns 8g..8g+7 are group g
+            a0 = tl.reshape(tl.reshape(a0, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
+            a1 = tl.reshape(tl.reshape(a1, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
+            a2 = tl.reshape(tl.reshape(a2, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
+            a3 = tl.reshape(tl.reshape(a3, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
+        acc0 = tl.dot(a0, tl.load(xb).to(tl.float16), acc0)
+        acc1 = tl.dot(a1, tl.load(xb + 16 * BLOCK_M).to(tl.float16), acc1)
+        acc2 = tl.dot(a2, tl.load(xb + 32 * BLOCK_M).to(tl.float16), acc2)
+        acc3 = tl.dot(a3, tl.load(xb + 48 * BLOCK_M).to(tl.float16), acc3)
     tl.store(out_ptr + (item * BLOCK_N + r)[:, None] * BLOCK_M + m[None, :], acc0 + acc1 + acc2 + acc3)
 
 
@@ -111,13 +126,18 @@ def bench(kind, out_path):
     from triton.tools.tensor_descriptor import TensorDescriptor
     torch.manual_seed(0)
     ws = [torch.randint(-32768, 32767, (ITEMS * KT * BN, 16), dtype=torch.int16, device="cuda") for _ in range(COPIES)]
-    x, out = (torch.randn(KT * 64, BM, device="cuda") * 64).half(), torch.empty(ITEMS * BN, BM, device="cuda")
+    x = (torch.randn(KT * 64, BM, device="cuda") * 64).to(torch.bfloat16 if "bf16x" in kind else torch.float16)
+    sc = torch.randint(113, 117, (ITEMS * KT, BN, 2), dtype=torch.uint8, device="cuda")  # factors 2^0..2^3
+    factor = 2.0 ** (sc.float() - 113) if "scaled" in kind else torch.ones(ITEMS * KT, BN, 2, device="cuda")
+    factor = factor.view(ITEMS, KT, BN, 2, 1).expand(-1, -1, -1, -1, 8).reshape(ITEMS, KT, BN, 16)
     wi, ref = ws[0].view(ITEMS, KT, BN, 16).int(), torch.zeros(ITEMS, BN, BM, device="cuda")
+    out = torch.empty(ITEMS * BN, BM, device="cuda")
     for j in range(4):  # the stand-in decode from its definition: bits 9-11 and 15 of (w << 3j), as fp16
-        u = ((wi << (3 * j)) & 0x8E00).to(torch.int16).view(torch.float16).float()  # [I, KT, BN, 16]
+        u = ((wi << (3 * j)) & 0x8E00).to(torch.int16).view(torch.float16).float() * factor  # [I, KT, BN, 16]
         ref += torch.einsum("iknc,kcm->inm", u, x.float().view(KT, 64, BM)[:, 16 * j:16 * j + 16])
-    if kind == "ptr":
-        fn = lambda i: _ptr_loop[(ITEMS,)](x, ws[i], out, ITEMS, KT, BLOCK_N=BN, BLOCK_M=BM, num_warps=4, num_stages=3)
+    if kind.startswith("ptr"):
+        fn = lambda i: _ptr_loop[(ITEMS,)](x, ws[i], sc, out, ITEMS, KT, BLOCK_N=BN, BLOCK_M=BM,
+                                           SCALE="scaled" in kind, num_warps=4, num_stages=3)
     else:
         wds, xd = [TensorDescriptor.from_tensor(t, [BN, 16]) for t in ws], TensorDescriptor.from_tensor(x, [16, BM])
         grid = torch.cuda.get_device_properties(0).multi_processor_count if kind.endswith("persist") else ITEMS
@@ -148,7 +168,8 @@ def bench(kind, out_path):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--probe", action="store_true")
-    ap.add_argument("--bench", nargs="+", choices=["ptr", "tma", "tma_persist", "ws", "ws_persist"])
+    ap.add_argument("--bench", nargs="+", choices=["ptr", "ptr_bf16x", "ptr_scaled", "ptr_bf16x_scaled", "tma",
+                                                   "tma_persist", "ws", "ws_persist"])
     ap.add_argument("--out")
     a = ap.parse_args()
     if a.probe:
