@@ -52,6 +52,11 @@ def _ws_loop(x_desc, w_desc, out_ptr, ITEMS, KT, BLOCK_N: tl.constexpr, BLOCK_M:
 
 
 @triton.jit
+def _scaled(a, sc, BLOCK_N: tl.constexpr):  # [BN, 16] fp16 times [BN, 2] group factors: columns 8g..8g+7 are group g
+    return tl.reshape(tl.reshape(a, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
+
+
+@triton.jit
 def _ptr_loop(x_ptr, w_ptr, s_ptr, out_ptr, ITEMS, KT, BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr,
               SCALE: tl.constexpr):
     """SCALE: the engine's scale path (a [BN, 2] byte load a step, prefetched one step ahead, to fp16, times each
@@ -61,8 +66,9 @@ def _ptr_loop(x_ptr, w_ptr, s_ptr, out_ptr, ITEMS, KT, BLOCK_N: tl.constexpr, BL
     acc1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     acc2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     acc3 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-    s_ptrs = s_ptr + (item * KT * BLOCK_N + r)[:, None] * 2 + tl.arange(0, 2)[None, :]  # [BN, 2]
-    sc_next = tl.load(s_ptrs).to(tl.int32)
+    if SCALE:
+        s_ptrs = s_ptr + (item * KT * BLOCK_N + r)[:, None] * 2 + tl.arange(0, 2)[None, :]  # [BN, 2]
+        sc_next = tl.load(s_ptrs).to(tl.int32)
     for kt in range(0, KT):
         wq = tl.load(w_ptr + ((item * KT + kt) * BLOCK_N + r)[:, None] * 16 + c[None, :])  # [BN, 16] int16
         if SCALE:
@@ -70,11 +76,9 @@ def _ptr_loop(x_ptr, w_ptr, s_ptr, out_ptr, ITEMS, KT, BLOCK_N: tl.constexpr, BL
             sc_next = tl.load(s_ptrs + (kt + 1) * BLOCK_N * 2, mask=kt + 1 < KT, other=127).to(tl.int32)
         xb = x_ptr + (kt * 64 + c)[:, None] * BLOCK_M + m[None, :]  # [16, BM]
         a0, a1, a2, a3 = _dec(wq, 0), _dec(wq, 1), _dec(wq, 2), _dec(wq, 3)
-        if SCALE:  # columns 8g..8g+7 are group g
-            a0 = tl.reshape(tl.reshape(a0, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
-            a1 = tl.reshape(tl.reshape(a1, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
-            a2 = tl.reshape(tl.reshape(a2, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
-            a3 = tl.reshape(tl.reshape(a3, [BLOCK_N, 2, 8]) * sc[:, :, None], [BLOCK_N, 16])
+        if SCALE:
+            a0, a1, a2, a3 = _scaled(a0, sc, BLOCK_N), _scaled(a1, sc, BLOCK_N), _scaled(a2, sc, BLOCK_N), \
+                _scaled(a3, sc, BLOCK_N)
         acc0 = tl.dot(a0, tl.load(xb).to(tl.float16), acc0)
         acc1 = tl.dot(a1, tl.load(xb + 16 * BLOCK_M).to(tl.float16), acc1)
         acc2 = tl.dot(a2, tl.load(xb + 32 * BLOCK_M).to(tl.float16), acc2)
