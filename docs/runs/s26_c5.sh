@@ -1,4 +1,5 @@
 #!/bin/bash
+# trees: base = git archive 09dad5a in scratch/ab_base; new = the repo root with docs/runs/s26_spin_tail.patch applied
 # s26 call 5: the split gate_up's tail with an early relaxed count and spin-on-slot (no fence): GPU tests, chain, 20b b1/b4 A/B
 TOK=$PWD/shared/data/o200k_base.tiktoken
 timeout 200 python -m pytest -q -x tests/test_kernels.py -k "moe or attention_split" > $OUT/tests.log 2>&1; echo "tests rc $?"; tail -1 $OUT/tests.log
