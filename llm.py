@@ -4,7 +4,7 @@ and one background thread that owns the GPU. The request path:
     LLM.generate -> (queue) -> LLM._loop -> LLM.step -> GptOss.forward -> kernels.*
 
 Legend: B sequences in the step, T tokens in the step, W block-table width (pages per sequence),
-S max_slots, P page rows, V vocab.
+S max_slots, P page rows, V vocab, Ls layers of one kind (sliding or full), NKV KV heads, D head dim.
 """
 import codecs
 import itertools
@@ -309,11 +309,10 @@ class LLM:
         """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S is scratch for graph padding). Pages fill what
         `util` of GPU memory leaves after weights, rings and a 4 GiB activation/graph reserve."""
         cfg, dev = self.cfg, self.device
-        n_slide, n_full = sum(cfg.sliding), cfg.num_hidden_layers - sum(cfg.sliding)
-        row = cfg.num_key_value_heads * cfg.head_dim  # elements per cache row
-        ring = lambda: torch.zeros(n_slide, (self.max_slots + 1) * RING, cfg.num_key_value_heads, cfg.head_dim,
-                                   device=dev, dtype=self.dtype)
-        k_ring, v_ring = ring(), ring()
+        n_slide, nkv, D = sum(cfg.sliding), cfg.num_key_value_heads, cfg.head_dim
+        n_full, row = cfg.num_hidden_layers - n_slide, nkv * D  # row: elements per cache row
+        cache = lambda n, rows: torch.zeros(n, rows, nkv, D, device=dev, dtype=self.dtype)  # [Ls, rows, NKV, D]
+        k_ring, v_ring = (cache(n_slide, (self.max_slots + 1) * RING) for _ in "kv")
         if num_pages is None and dev.type == "cuda":
             torch.cuda.empty_cache()  # the load-time expert packing leaves freed blocks in torch's cache
             free, total = torch.cuda.mem_get_info(dev)
@@ -323,14 +322,12 @@ class LLM:
             num_pages = self._pages_for(65536) + 1  # CPU: 64k tokens
         if num_pages < 2:
             raise RuntimeError(f"no room for the KV cache ({num_pages} pages); lower max_slots or free memory")
-        full = lambda: torch.zeros(n_full, num_pages * self.page, cfg.num_key_value_heads, cfg.head_dim,
-                                   device=dev, dtype=self.dtype)
         self.kv_tokens = (num_pages - 1) * self.page  # page 0 is scratch for graph padding
         print(f"KV cache: {self.kv_tokens:,} tokens in {num_pages - 1} pages of {self.page} "
               f"= {self.kv_tokens / 131072:.2f} sequences of 131k; rings for {self.max_slots} slots")
         width = self._pages_for(self.max_model_len)
         self.tables = torch.zeros(self.max_slots + 1, width, device=dev, dtype=torch.int32)  # [S + 1, W]
-        return KVCache(full(), full(), k_ring, v_ring, self.page)
+        return KVCache(*(cache(n_full, num_pages * self.page) for _ in "kv"), k_ring, v_ring, self.page)
 
     # ------------------------------------------------------------------ the loop
     def _loop(self):
