@@ -169,29 +169,30 @@ def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, 
              mask=(t < T)[None, :] & (n < N)[:, None])
 
 
-# MXFP4 MoE. Routing: the router GEMV (_linear_kernel), top-k of its logits and softmax over those k; the pairs
-# grouped by expert in tiles of BLOCK_M rows. The tile table has a fixed length: the MoE is CUDA-graph safe.
+# MXFP4 MoE. Routing: the router GEMV (_linear_kernel), top-k of its logits and softmax over those k (at one token
+# in _moe_kernel); the pairs grouped by expert in tiles of BLOCK_M rows. Fixed-length tables: CUDA-graph safe.
 @triton.jit
-def _topk_kernel(part_ptr, ids_ptr, w_ptr, order_ptr, table_ptr, stride_tt, E, S, TOPK: tl.constexpr, KP: tl.constexpr,
-                 EP: tl.constexpr, SP: tl.constexpr, TABLE: tl.constexpr):  # one program per token
-    _pdl()
-    t, e, kk, s = tl.program_id(0).to(tl.int64), tl.arange(0, EP), tl.arange(0, KP), tl.arange(0, SP)[:, None]
+def _topk(part_ptr, t, E, S, TOPK: tl.constexpr, KP: tl.constexpr, EP: tl.constexpr, SP: tl.constexpr):
+    e, kk, s = tl.arange(0, EP), tl.arange(0, KP), tl.arange(0, SP)[:, None]
     part = tl.load(part_ptr + (t * S + s) * EP + e[None, :], mask=(s < S) & (e < E)[None, :], other=0.0)  # [SP, EP]
     lg = tl.where(e < E, tl.sum(part, axis=0), float("-inf"))  # fp32 logits (bias in split 0): one fixed-order sum
     ids, vals = tl.zeros([KP], tl.int32), tl.full([KP], float("-inf"), tl.float32)
     for k in tl.static_range(TOPK):  # k-th largest; ties go to the lower expert id
-        m = tl.max(lg, axis=0)
-        idx = tl.min(tl.where(lg == m, e, EP), axis=0)
+        m, idx = tl.max(lg, axis=0), tl.min(tl.where(lg == tl.max(lg, axis=0), e, EP), axis=0)
         ids, vals = tl.where(kk == k, idx, ids), tl.where(kk == k, m, vals)
         lg = tl.where(e == idx, float("-inf"), lg)
     p = tl.exp(vals - tl.max(vals, axis=0))  # softmax over the k chosen logits only
+    return ids, p / tl.sum(p, axis=0)
+
+
+@triton.jit
+def _topk_kernel(part_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.constexpr, EP: tl.constexpr,
+                 SP: tl.constexpr):  # one program per token
+    _pdl()
+    t, kk = tl.program_id(0).to(tl.int64), tl.arange(0, KP)
+    ids, p = _topk(part_ptr, t, E, S, TOPK, KP, EP, SP)
     tl.store(ids_ptr + t * TOPK + kk, ids, mask=kk < TOPK)
-    tl.store(w_ptr + t * TOPK + kk, p / tl.sum(p, axis=0), mask=kk < TOPK)
-    if TABLE:  # a single token's k experts are distinct: tile k is expert ids[k], pair k alone (no table launch)
-        tl.store(order_ptr + kk, kk, mask=kk < TOPK)
-        tl.store(table_ptr + kk, ids, mask=kk < TOPK)
-        r = tl.arange(0, 2)[None, :]  # rows 1 and 2 of the table: first pair k, end k + 1
-        tl.store(table_ptr + (1 + r) * stride_tt + kk[:, None], kk[:, None] + r, mask=(kk < TOPK)[:, None])
+    tl.store(w_ptr + t * TOPK + kk, p, mask=kk < TOPK)
 
 
 # Program c places pairs and writes table entries [c, c + BLOCK): it counts all pairs per expert (histograms), sorts
@@ -238,18 +239,23 @@ def _fp4x8(w):  # [R, 4] int32 words, 8 E2M1 codes each (layout: model/weights.p
 # Weights come in 64 x 64 tiles that are contiguous 2 KB (+128 B of scales): each step streams whole tiles.
 @triton.jit
 def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr, part_ptr, cnt_ptr,
-                N, K, stride_xm, stride_we, stride_wn, stride_se, stride_sn, stride_be, stride_om, stride_tt,
-                TOPK: tl.constexpr, GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SPLITS: tl.constexpr, DT: tl.constexpr,
-                PREC: tl.constexpr):
+                N, K, stride_xm, stride_we, stride_wn, stride_se, stride_sn, stride_be, stride_om, stride_tt, E,
+                ROUTE: tl.constexpr, KP: tl.constexpr, EP: tl.constexpr, SP: tl.constexpr, TOPK: tl.constexpr,
+                GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr, SPLITS: tl.constexpr, DT: tl.constexpr, PREC: tl.constexpr):
     _pdl(GATE_UP)  # the down's inputs but x (table, order, router weights) are two launches old: it waits at its loop
     pid_t, pid_n, split = tl.program_id(0), tl.program_id(1), tl.program_id(2)
-    e = tl.load(table_ptr + pid_t)
-    if e < 0:
-        return
-    rows = tl.load(table_ptr + stride_tt + pid_t) + tl.arange(0, BLOCK_M)
-    rmask = rows < tl.load(table_ptr + 2 * stride_tt + pid_t)
-    pair = tl.load(order_ptr + rows, mask=rmask, other=0).to(tl.int64)
+    if ROUTE:  # one token: pair k is the router's k-th expert, picked here from its partials (table_ptr, S splits)
+        ids, p = _topk(table_ptr, 0, E, stride_tt, TOPK, KP, EP, SP)
+        sel, rows = tl.arange(0, KP) == pid_t, pid_t + tl.arange(0, BLOCK_M)
+        e, rw1, rmask = tl.sum(tl.where(sel, ids, 0), axis=0), tl.sum(tl.where(sel, p, 0.0), axis=0), rows == pid_t
+    else:
+        e = tl.load(table_ptr + pid_t)
+        if e < 0:
+            return
+        rows = tl.load(table_ptr + stride_tt + pid_t) + tl.arange(0, BLOCK_M)
+        rmask = rows < tl.load(table_ptr + 2 * stride_tt + pid_t)
+    pair = rows.to(tl.int64) if ROUTE else tl.load(order_ptr + rows, mask=rmask, other=0).to(tl.int64)
     xrow = pair // TOPK if GATE_UP else rows.to(tl.int64)  # gate_up gathers tokens; down reads its rows
     r, n = tl.arange(0, BLOCK_N), pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     tile = tl.minimum(n // 64, tl.cdiv(N, 64) - 1).to(tl.int64)[:, None]  # rows past N re-read the last tile
@@ -263,7 +269,7 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     # the epilogue's inputs, loaded here and first used after the loop (an op on them here would wait for DRAM)
     row_exp = tl.load(s_ptrs + tl.cdiv(K, 64) * 128)  # [BN, 2] uint8, tile KT: the row's B + 127
     bias = tl.load(bias_ptr + e * stride_be + tl.minimum(n, N - 1), mask=(split == 0) | GATE_UP, other=0.0)
-    rw = 0.0 if GATE_UP else tl.load(rw_ptr + pair, mask=rmask, other=0.0)
+    rw = 0.0 if GATE_UP else (tl.where(rmask, rw1, 0.0) if ROUTE else tl.load(rw_ptr + pair, mask=rmask, other=0.0))
     _pdl(not GATE_UP)
     acc = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     for kt in range(k0, k1):
@@ -302,8 +308,7 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
 # logits >= floor (top-k / top-p / min-p folded into one threshold). The noise is a hash of (seed, step,
 # token id), so a seeded request draws the same tokens whatever else the batch holds.
 @triton.jit
-def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, V, stride_lb,
-                   BLOCK_V: tl.constexpr):
+def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, V, stride_lb, BLOCK_V: tl.constexpr):
     _pdl()
     b = tl.program_id(0)
     temp, floor = tl.load(temp_ptr + b), tl.load(floor_ptr + b)

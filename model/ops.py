@@ -119,9 +119,10 @@ def linear(x, w, b, splits=8):
     return linear_partials(x, w, b, min(splits, triton.cdiv(x.shape[1], 64)), 64, 64, 3, 256, dtype=x.dtype)
 
 
-def moe_route(x, wr, br, top_k, block_m):
+def moe_route(x, wr, br, top_k, block_m, own_topk=False):
     """x: [T, H] normed activations; wr [E, H], br [E]: the router. Returns the tile table [3, n_tiles] (expert
-    or -1, first row, end row), order [A] (pair ids grouped by expert) and the router weights [A]."""
+    or -1, first row, end row), order [A] (pair ids grouped by expert) and the router weights [A]. own_topk (one
+    token): the router's [1, S, EP] partial logits as all three, for the MoE kernels to take top-k themselves."""
     (T, H), E = x.shape, wr.shape[0]
     assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == 1 and wr.stride(1) == 1
     A = T * top_k
@@ -129,20 +130,18 @@ def moe_route(x, wr, br, top_k, block_m):
     w = torch.empty(A, device=x.device, dtype=torch.float32)
     n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
     table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
-    EP = max(16, triton.next_power_of_2(E))  # tl.dot's N >= 16
-    # the router GEMV split over K in 128-feature slices: 23 programs per 16 tokens, each reading 8-32 KB, so it
-    # is not one SM's latency chain (one program: 17 us per layer); cuBLAS took 6.5 us with its split-K reduce.
-    # top-k sums a token's S partials in one [SP, EP] load (a loop over S was a 23-load chain: 4 us per layer)
-    S = triton.cdiv(H, 128)
+    # the router GEMV in 128-feature K slices: 23 programs per 16 tokens of 8-32 KB each (one program: 17 us a layer;
+    # cuBLAS 6.5 us with its reduce). top-k sums a token's S partials in one [SP, EP] load (a loop over S: 4 us)
+    S, EP = triton.cdiv(H, 128), max(16, triton.next_power_of_2(E))  # EP: tl.dot's N >= 16
     part = linear_partials(x, wr, br, S, EP, 128, n_out=EP, block_t=16)  # [T, S, EP] partial logits
-    # one token (batch-1 decode): top-k writes the table too, one launch fewer (1.5 us per layer at 4321f34)
-    K._topk_kernel[(T,)](part, ids, w, order, table, table.stride(0), E, S, TOPK=top_k,
-                         KP=triton.next_power_of_2(top_k), EP=EP, SP=triton.next_power_of_2(S), TABLE=T == 1,
-                         launch_pdl=True)
-    if T > 1:  # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
-        block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
-        K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
-                                                  BLOCK_M=block_m, BLOCK=block, launch_pdl=True)
+    if own_topk:  # no top-k launch, no table: 20b b1 631.1 -> 638.9 tok/s (H200, docs/optimizations.md, s27)
+        return part, part, part
+    K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
+                         SP=triton.next_power_of_2(S), launch_pdl=True)
+    # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
+    block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
+    K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
+                                              BLOCK_M=block_m, BLOCK=block, launch_pdl=True)
     return table, order, w
 
 
@@ -158,7 +157,9 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     # where the loop is bound by issue; below, 128 keeps twice the programs (bench_moe.py --tiles, 20b: 16 tokens
     # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 256 columns
     block_n, warps, stages = tiles or ((256, 4, 3) if order.shape[0] >= 64 else (128, 4, 3))
-    grid = (table.shape[1], triton.cdiv(n, block_n), splits)
+    route = table.dim() == 3  # the router's [1, S, EP] partials (moe_route's own_topk): the kernel takes top-k
+    S, EP = table.shape[1:] if route else (1, 16)
+    grid = (top_k if route else table.shape[1], triton.cdiv(n, block_n), splits)
     # split gate_up: fp32 partials per (tile, block, split), and per (tile, block) a count that starts at zero
     # and that the last split to arrive sets back to zero (placeholders otherwise)
     part, cnt = out, table
@@ -167,12 +168,13 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
         cnt = torch.zeros(grid[0] * grid[1], device=x.device, dtype=torch.int32) if counters is None else counters
         assert cnt.dtype == torch.int32 and cnt.numel() >= grid[0] * grid[1]
     K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, part, cnt, n, x.shape[1], x.stride(0), w.stride(0),
-                      w.stride(1), s.stride(0), s.stride(1), bias.stride(0), out.stride(0), table.stride(0),
-                      TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n,
-                      SPLITS=splits, num_warps=warps, num_stages=stages,
+                      w.stride(1), s.stride(0), s.stride(1), bias.stride(0), out.stride(0),
+                      S if route else table.stride(0), E, ROUTE=route, KP=triton.next_power_of_2(top_k), EP=EP,
+                      SP=triton.next_power_of_2(S), TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702,
+                      BLOCK_M=block_m, BLOCK_N=block_n, SPLITS=splits, num_warps=warps, num_stages=stages,
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
-                      DT=tl.float32 if x.dtype == torch.float32 else tl.float16,
-                      PREC=_dot_precision(x.dtype), launch_pdl=True)
+                      DT=tl.float32 if x.dtype == torch.float32 else tl.float16, PREC=_dot_precision(x.dtype),
+                      launch_pdl=True)
 
 
 def k_splits(programs, device, cap):
@@ -203,11 +205,11 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
     # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
-    table, order, rw = moe_route(x, wr, br, top_k, block_m)
+    table, order, rw = moe_route(x, wr, br, top_k, block_m, own_topk=T == 1)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     # split K while the tiles x 128-column blocks leave SMs idle (decode at small batch: 4 experts x 45 gate_up
     # blocks = 180 programs for 132 SMs); add_rmsnorm sums the down partials, the gate_up sums its own
-    n_tiles = table.shape[1]
+    n_tiles = top_k if T == 1 else table.shape[1]
     up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, min(2, triton.cdiv(H, 64)))
     splits, tiles = down_splits(T, n_tiles, H, I, x.device)
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=x.dtype)  # [A * S, H] pair order
