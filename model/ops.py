@@ -124,7 +124,7 @@ def moe_route(x, wr, br, top_k, block_m, own_topk=False):
     or -1, first row, end row), order [A] (pair ids grouped by expert) and the router weights [A]. own_topk (one
     token): the router's [1, S, EP] partial logits as all three, for the MoE kernels to take top-k themselves."""
     (T, H), E = x.shape, wr.shape[0]
-    assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == 1 and wr.stride(1) == 1
+    assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == wr.stride(1) == 1 and not (own_topk and T > 1)
     A = T * top_k
     ids, order = torch.empty((2, A), device=x.device, dtype=torch.int32)  # [A] each
     w = torch.empty(A, device=x.device, dtype=torch.float32)
