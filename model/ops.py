@@ -125,17 +125,17 @@ def moe_route(x, wr, br, top_k, block_m, own_topk=False):
     token): the router's [1, S, EP] partial logits as all three, for the MoE kernels to take top-k themselves."""
     (T, H), E = x.shape, wr.shape[0]
     assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == wr.stride(1) == 1 and not (own_topk and T > 1)
-    A = T * top_k
-    ids, order = torch.empty((2, A), device=x.device, dtype=torch.int32)  # [A] each
-    w = torch.empty(A, device=x.device, dtype=torch.float32)
-    n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
-    table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
     # the router GEMV in 128-feature K slices: 23 programs per 16 tokens of 8-32 KB each (one program: 17 us a layer;
     # cuBLAS 6.5 us with its reduce). top-k sums a token's S partials in one [SP, EP] load (a loop over S: 4 us)
     S, EP = triton.cdiv(H, 128), max(16, triton.next_power_of_2(E))  # EP: tl.dot's N >= 16
     part = linear_partials(x, wr, br, S, EP, 128, n_out=EP, block_t=16)  # [T, S, EP] partial logits
     if own_topk:  # no top-k launch, no table: 20b b1 631.1 -> 638.9 tok/s (H200, docs/optimizations.md, s27)
         return part, part, part
+    A = T * top_k
+    ids, order = torch.empty((2, A), device=x.device, dtype=torch.int32)  # [A] each
+    w = torch.empty(A, device=x.device, dtype=torch.float32)
+    n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
+    table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
     K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
                          SP=triton.next_power_of_2(S), launch_pdl=True)
     # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
@@ -156,8 +156,8 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     # scales serve twice the weights (5.4 instead of 6.7 instructions per weight byte, cookbook/sass_count.py)
     # where the loop is bound by issue; below, 128 keeps twice the programs (bench_moe.py --tiles, 20b: 16 tokens
     # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 256 columns
-    block_n, warps, stages = tiles or ((256, 4, 3) if order.shape[0] >= 64 else (128, 4, 3))
     route = table.dim() == 3  # the router's [1, S, EP] partials (moe_route's own_topk): the kernel takes top-k
+    block_n, warps, stages = tiles or ((256, 4, 3) if not route and order.shape[0] >= 64 else (128, 4, 3))
     S, EP = table.shape[1:] if route else (1, 16)
     grid = (top_k if route else table.shape[1], triton.cdiv(n, block_n), splits)
     # split gate_up: fp32 partials per (tile, block, split), and per (tile, block) a count that starts at zero
