@@ -137,10 +137,9 @@ def _attention_kernel(qkv_ptr, kc_ptr, vc_ptr, bt_ptr, cu_ptr, start_ptr, sink_p
         mx, l, acc = sink, tl.full([BLOCK_T * G], 1 - SPLITS, tl.float32), tl.zeros([BLOCK_T * G, D], tl.float32)
         for i in tl.static_range(SPLITS):  # online from mx = sink: l starts at 1 - S, as each split's l holds the sink
             m_i, l_i = tl.split(tl.load(ml + i * sm, mask=row_ok[:, None], other=0.0, cache_modifier=".cg"))
-            mn = tl.maximum(mx, m_i)
-            a, w = tl.exp2(mx - mn), tl.exp2(m_i - mn)
+            a, w = tl.exp2(tl.minimum(mx - m_i, 0.0)), tl.exp2(tl.minimum(m_i - mx, 0.0))  # both to max(mx, m_i)
             part = tl.load(part_ptr + i * stride_ps + o, mask=row_ok[:, None], other=0.0, cache_modifier=".cg")
-            mx, l, acc = mn, l * a + l_i * w, acc * a[:, None] + part * w[:, None]
+            mx, l, acc = tl.maximum(mx, m_i), l * a + l_i * w, acc * a[:, None] + part * w[:, None]
     tl.store(out_ptr + o, (acc / l[:, None]).to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
 
 
@@ -246,7 +245,8 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     _pdl(GATE_UP)  # the down's inputs but x (table, order, router weights) are two launches old: it waits at its loop
     pid_t, pid_n, split = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     if ROUTE:  # one token: pair k is the router's k-th expert, picked here from its partials (table_ptr, S splits)
-        ids, p = _topk(table_ptr, 0, E, stride_tt, TOPK, KP, EP, SP)
+        ids, p = _topk(table_ptr, 0, E, stride_tt, TOPK, KP, EP, SP) if SP else (  # or _topk_kernel's (SP = 0)
+            tl.load(order_ptr + tl.arange(0, KP) % TOPK), tl.load(rw_ptr + tl.arange(0, KP) % TOPK))
         sel, rows = tl.arange(0, KP) == pid_t, pid_t + tl.arange(0, BLOCK_M)
         e, rw1, rmask = tl.sum(tl.where(sel, ids, 0), axis=0), tl.sum(tl.where(sel, p, 0.0), axis=0), rows == pid_t
     else:

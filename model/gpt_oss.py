@@ -64,8 +64,7 @@ class GptOss:
     def forward(self, inp: StepInputs, kv: KVCache):
         """Returns logits [R, V] (float32) for inp.logit_rows."""
         cfg = self.cfg
-        h = self.embed[inp.ids]  # [T, H] residual stream
-        delta = None
+        h, delta = self.embed[inp.ids], None  # [T, H] residual stream
         for l, w in enumerate(self.layers):
             x = ops.add_rmsnorm(h, w["ln1"], cfg.rms_norm_eps, delta)
             o = self.attention(l, w, x, inp, kv)  # [T, NH * D]

@@ -119,17 +119,17 @@ def linear(x, w, b, splits=8):
     return linear_partials(x, w, b, min(splits, triton.cdiv(x.shape[1], 64)), 64, 64, 3, 256, dtype=x.dtype)
 
 
-def moe_route(x, wr, br, top_k, block_m, own_topk=False):
+def moe_route(x, wr, br, top_k, block_m, one=False):
     """x: [T, H] normed activations; wr [E, H], br [E]: the router. Returns the tile table [3, n_tiles] (expert
-    or -1, first row, end row), order [A] (pair ids grouped by expert) and the router weights [A]. own_topk (one
-    token): the router's [1, S, EP] partial logits as all three, for the MoE kernels to take top-k themselves."""
+    or -1, first row, end row), order [A] (pair ids grouped by expert) and the router weights [A]. one (one token):
+    the router's [1, S, EP] partials, then the k expert ids and weights (the partials again where E <= 32)."""
     (T, H), E = x.shape, wr.shape[0]
-    assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == wr.stride(1) == 1 and not (own_topk and T > 1)
+    assert wr.shape == (E, H) and br.shape == (E,) and x.stride(1) == wr.stride(1) == 1 and not (one and T > 1)
     # the router GEMV in 128-feature K slices: 23 programs per 16 tokens of 8-32 KB each (one program: 17 us a layer;
     # cuBLAS 6.5 us with its reduce). top-k sums a token's S partials in one [SP, EP] load (a loop over S: 4 us)
     S, EP = triton.cdiv(H, 128), max(16, triton.next_power_of_2(E))  # EP: tl.dot's N >= 16
     part = linear_partials(x, wr, br, S, EP, 128, n_out=EP, block_t=16)  # [T, S, EP] partial logits
-    if own_topk:  # no top-k launch, no table: 20b b1 631.1 -> 638.9 tok/s (H200, docs/optimizations.md, s27)
+    if one and E <= 32:  # no top-k launch: 20b b1 631.1 -> 638.9 tok/s (H200, docs/optimizations.md, s27)
         return part, part, part
     A = T * top_k
     ids, order = torch.empty((2, A), device=x.device, dtype=torch.int32)  # [A] each
@@ -138,6 +138,8 @@ def moe_route(x, wr, br, top_k, block_m, own_topk=False):
     table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
     K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
                          SP=triton.next_power_of_2(S), launch_pdl=True)
+    if one:  # 128 experts: top-k in every MoE program cost more than this launch (120b b1 -2.6%, s28)
+        return part, ids, w
     # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
     block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
     K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
@@ -156,7 +158,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     # scales serve twice the weights (5.4 instead of 6.7 instructions per weight byte, cookbook/sass_count.py)
     # where the loop is bound by issue; below, 128 keeps twice the programs (bench_moe.py --tiles, 20b: 16 tokens
     # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 256 columns
-    route = table.dim() == 3  # the router's [1, S, EP] partials (moe_route's own_topk): the kernel takes top-k
+    route = table.dim() == 3  # one token (moe_route's one): top-k from the router's [1, S, EP] partials or given
     block_n, warps, stages = tiles or ((256, 4, 3) if not route and order.shape[0] >= 64 else (128, 4, 3))
     S, EP = table.shape[1:] if route else (1, 16)
     grid = (top_k if route else table.shape[1], triton.cdiv(n, block_n), splits)
@@ -170,8 +172,8 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     K._moe_kernel[grid](x, w, s, bias, out, table, order, rw, part, cnt, n, x.shape[1], x.stride(0), w.stride(0),
                       w.stride(1), s.stride(0), s.stride(1), bias.stride(0), out.stride(0),
                       S if route else table.stride(0), E, ROUTE=route, KP=triton.next_power_of_2(top_k), EP=EP,
-                      SP=triton.next_power_of_2(S), TOPK=top_k, GATE_UP=gate_up, LIMIT=limit, ALPHA=1.702,
-                      BLOCK_M=block_m, BLOCK_N=block_n, SPLITS=splits, num_warps=warps, num_stages=stages,
+                      SP=triton.next_power_of_2(S) * (order.dim() == 3), TOPK=top_k, GATE_UP=gate_up, LIMIT=limit,
+                      ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n, SPLITS=splits, num_warps=warps, num_stages=stages,
                       # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
                       DT=tl.float32 if x.dtype == torch.float32 else tl.float16, PREC=_dot_precision(x.dtype),
                       launch_pdl=True)
@@ -205,7 +207,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
     # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
-    table, order, rw = moe_route(x, wr, br, top_k, block_m, own_topk=T == 1)
+    table, order, rw = moe_route(x, wr, br, top_k, block_m, one=T == 1)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     # split K while the tiles x 128-column blocks leave SMs idle (decode at small batch: 4 experts x 45 gate_up
     # blocks = 180 programs for 132 SMs); add_rmsnorm sums the down partials, the gate_up sums its own
@@ -223,8 +225,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
 def sampling_floor(logits, temperature, top_k, top_p, min_p, k_cap=1024):
     """Per row, the lowest logit that top-k, top-p and min-p (on logits / temperature) all keep, from the
     k_cap largest logits. top_k in [0, k_cap] (0 = off). A nucleus wider than k_cap tokens is not cut."""
-    B, V = logits.shape
-    vals = torch.topk(logits, min(k_cap, V), dim=-1).values  # [B, C], descending
+    vals = torch.topk(logits, min(k_cap, logits.shape[1]), dim=-1).values  # [B, C], descending
     t = temperature.clamp_min(1e-5)[:, None]
     k = top_k.clamp(1, vals.shape[1]).long()[:, None]
     floor_k = torch.where(top_k > 0, vals.gather(1, k - 1)[:, 0], float("-inf"))
