@@ -168,8 +168,8 @@ def _linear_kernel(x_ptr, w_ptr, b_ptr, out_ptr, T, N, K, stride_xt, stride_wn, 
              mask=(t < T)[None, :] & (n < N)[:, None])
 
 
-# MXFP4 MoE. Routing: the router GEMV (_linear_kernel), top-k of its logits and softmax over those k (at one token
-# in _moe_kernel); the pairs grouped by expert in tiles of BLOCK_M rows. Fixed-length tables: CUDA-graph safe.
+# MXFP4 MoE. Routing: the router GEMV (_linear_kernel), top-k of its logits and softmax over those k (one token, 32
+# experts: in _moe_kernel); the pairs grouped by expert in tiles of BLOCK_M rows. Fixed-length tables: graph-safe.
 @triton.jit
 def _topk(part_ptr, t, E, S, TOPK: tl.constexpr, KP: tl.constexpr, EP: tl.constexpr, SP: tl.constexpr):
     e, kk, s = tl.arange(0, EP), tl.arange(0, KP), tl.arange(0, SP)[:, None]
