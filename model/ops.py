@@ -138,7 +138,7 @@ def moe_route(x, wr, br, top_k, block_m, one=False):
     table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
     K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
                          SP=triton.next_power_of_2(S), launch_pdl=True)
-    if one:  # 128 experts: top-k in every MoE program cost more than this launch (120b b1 -2.6%, s28)
+    if one:  # over 32 experts top-k in every MoE program cost more than this launch (120b b1 -2.6%, s28)
         return part, ids, w
     # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
     block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
@@ -158,7 +158,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     # scales serve twice the weights (5.4 instead of 6.7 instructions per weight byte, cookbook/sass_count.py)
     # where the loop is bound by issue; below, 128 keeps twice the programs (bench_moe.py --tiles, 20b: 16 tokens
     # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 256 columns
-    route = table.dim() == 3  # one token (moe_route's one): top-k from the router's [1, S, EP] partials or given
+    route = table.dim() == 3  # one token: top-k of the router's [1, S, EP] partials, or given in order, rw (SP 0)
     block_n, warps, stages = tiles or ((256, 4, 3) if not route and order.shape[0] >= 64 else (128, 4, 3))
     S, EP = table.shape[1:] if route else (1, 16)
     grid = (top_k if route else table.shape[1], triton.cdiv(n, block_n), splits)
