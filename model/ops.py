@@ -134,12 +134,12 @@ def moe_route(x, wr, br, top_k, block_m, one=False):
     A = T * top_k
     ids, order = torch.empty((2, A), device=x.device, dtype=torch.int32)  # [A] each
     w = torch.empty(A, device=x.device, dtype=torch.float32)
-    n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
-    table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
     K._topk_kernel[(T,)](part, ids, w, E, S, TOPK=top_k, KP=triton.next_power_of_2(top_k), EP=EP,
                          SP=triton.next_power_of_2(S), launch_pdl=True)
     if one:  # over 32 experts top-k in every MoE program cost more than this launch (120b b1 -2.6%, s28)
         return part, ids, w
+    n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
+    table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
     # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
     block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
     K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
