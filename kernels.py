@@ -321,7 +321,7 @@ def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, 
             x = key + v.to(tl.uint32) * 0xC2B2AE3D  # murmur3 finalizer: uniform 32-bit noise per token
             x = (x ^ (x >> 16)) * 0x85EBCA6B
             x = (x ^ (x >> 13)) * 0xC2B2AE35
-            u = (((x ^ (x >> 16)) >> 8).to(tl.float32) + 0.5) * (1.0 / 16777216.0)  # (0, 1)
+            u = (((x ^ (x >> 16)) >> 9).to(tl.float32) + 0.5) * (1.0 / 8388608.0)  # (0, 1): 23 bits keep + 0.5 exact
             z = tl.where((z >= floor) & (v < V), z / temp - tl.log(-tl.log(u)), float("-inf"))
         best, best_i = tl.where(z > best, z, best), tl.where(z > best, v, best_i)  # both from the old best
     tl.store(out_ptr + b, tl.min(tl.where(best == tl.max(best, axis=0), best_i, V), axis=0))

@@ -359,6 +359,13 @@ def test_sample_greedy_is_argmax(device):
     assert torch.equal(K.sample(logits, z, z.long(), z.long()), logits.argmax(-1))
 
 
+def test_sample_noise_never_reaches_one(device):  # seed 14, step 0: token 124146's hash is 2^24 - 1 in 24 bits,
+    logits = torch.full((1, 201088), -30.0, device=device)  # and (2^24 - 1 + 0.5) / 2^24 rounded to u = 1.0 in fp32:
+    logits[0, 0] = 10.0  # -log(-log(u)) = inf picked it over a 40-nat lead
+    one = torch.ones(1, device=device)
+    assert K.sample(logits, one, 14 * one.long(), 0 * one.long()).item() == 0
+
+
 def test_sample_matches_softmax_and_filters(device):
     torch.manual_seed(0)
     logits = torch.randn(40) * 2
