@@ -63,13 +63,14 @@ def _gemv_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, part_ptr, ids_ptr, rw_p
         xv = tl.load(x_ptr + xrow * stride_xm + kt * 64 + kf, mask=m[:, None] & (kt * 64 + kf < K),
                      other=0.0).to(tl.float32)  # [KS, 64]
         wn = tl.load(wb + (kt + KS) * 512, mask=(kt + KS + ks < k1)[None, :, None], other=0)  # next step's words
-        wf = tl.reshape(KK._fp4x8(tl.reshape(wv, [BLOCK_R * KS * 2, 4])), [BLOCK_R, KS, 64]).to(tl.float32)
+        wf = KK._fp4x8(tl.reshape(wv, [BLOCK_R * KS * 2, 4]))  # [R * KS * 2 groups, 32] fp16
+        wf = tl.reshape(wf, [BLOCK_R, KS, 64]).to(tl.float32)  # [R, KS, 64]
         gs = tl.sum(tl.reshape(wf * xv[None, :, :], [BLOCK_R, KS, 2, 32]), axis=3)  # [R, KS, 2] group sums
         acc += gs * ((sc + 14) << 23).to(tl.float32, bitcast=True)  # 2^(s - B - 127) * 2^14 (the decode's 2^-14)
         wv = wn
     y = tl.sum(tl.sum(acc, axis=2), axis=1) * (row_exp << 23).to(tl.float32, bitcast=True) + bias  # [R]
     if GATE_UP:  # rows 2j / 2j+1 are gate / up of unit j
-        gate, up = tl.split(tl.reshape(y, [BLOCK_R // 2, 2]))
+        gate, up = tl.split(tl.reshape(y, [BLOCK_R // 2, 2]))  # [R / 2] each
         gate, up = tl.minimum(gate, LIMIT), tl.minimum(tl.maximum(up, -LIMIT), LIMIT)
         c = pid_n * (BLOCK_R // 2) + tl.arange(0, BLOCK_R // 2)
         tl.store(out_ptr + pair * stride_om + c, ((up + 1.0) * gate * tl.sigmoid(ALPHA * gate)).to(
@@ -102,7 +103,7 @@ def moe_one(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, cfg=(32, 2, 4), dcf
     out = torch.empty((top_k * dcfg[3], H), device=x.device, dtype=x.dtype)
     gemv(x, w1, s1, b1, act, part, ids, rw, top_k, True, limit, 2 * I, *cfg)
     gemv(act, w2, s2, b2, out, part, ids, rw, top_k, False, limit, H, *dcfg)
-    return out.view(1, -1, H)
+    return out.view(1, -1, H)  # [1, top_k * splits, H]
 
 
 def random_layer(E, H, I, dev, dtype):
