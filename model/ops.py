@@ -108,15 +108,15 @@ def linear_partials(x, w, b, splits, block_n, block_k, stages=1, pre_k=None, n_o
     return out
 
 
-def linear(x, w, b, splits=8):
-    """x [T, K] @ w [N, K]^T + b: [T, N], or at T <= 16 its [T, S, N] partials in x's dtype (add_rmsnorm or
-    rope_kv sums them)."""
-    if x.shape[0] > 16:  # at 64 tokens split-K is 9.4 vs 10.3 us for the O projection, and add_rmsnorm's
-        return F.linear(x, w, b)  # partial rows give back the difference
+def linear(x, w, b, splits=8, upto=16):
+    """x [T, K] @ w [N, K]^T + b: [T, N]; at T <= upto [T, S, N] partials in x's dtype (add_rmsnorm, rope_kv sum)"""
+    if x.shape[0] > upto:  # QKV at 64 tokens: cuBLAS 10.35 us, this 10.46 (H200, s30); O: below
+        return F.linear(x, w, b)
     # O projection (2880 x 4096) at 1 and 8 tokens: cuBLAS 11.1 us, this 7.8 (gemv_splitk.py); QKV 10.1 -> 9.2 at 4
-    # splits. 256 in-features (32 KB) of weights load above the PDL wait, streaming while add_rmsnorm or attention
-    # runs; 3 stages keep 72 KB of shared memory, 3 programs an SM: 20b b1 +2.5% (docs/optimizations.md, s17)
-    return linear_partials(x, w, b, min(splits, triton.cdiv(x.shape[1], 64)), 64, 64, 3, 256, dtype=x.dtype)
+    # splits. 256 in-features (32 KB) of weights above the PDL wait, 3 stages, 3 programs an SM: 20b b1 +2.5% (s17).
+    # Above 16 tokens 64 (an x peel of [256, T] too): O + add_rmsnorm at 64 11.82 -> 10.05 us, 20b b64 +0.35% (s30)
+    pre_k = 256 if x.shape[0] <= 16 else 64
+    return linear_partials(x, w, b, min(splits, triton.cdiv(x.shape[1], 64)), 64, 64, 3, pre_k, dtype=x.dtype)
 
 
 def moe_route(x, wr, br, top_k, block_m, one=False):

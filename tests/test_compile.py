@@ -37,6 +37,7 @@ CASES = {
     "router": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=128, BLOCK_K=128, SPLITS=23, PREC="tf32",
                                       PRE_K=128)),
     "o_proj": (K._linear_kernel, *sig(LIN, BLOCK_T=16, BLOCK_N=64, BLOCK_K=64, SPLITS=8, PREC="tf32", PRE_K=256)),
+    "o_proj_64": (K._linear_kernel, *sig(LIN, BLOCK_T=64, BLOCK_N=64, BLOCK_K=64, SPLITS=8, PREC="tf32", PRE_K=64)),
     "topk": (K._topk_kernel, *sig("part_ptr:*fp32 ids_ptr:*i32 w_ptr:*fp32 E:i32 S:i32", TOPK=4, KP=4, EP=128,
                                   SP=32)),
     "sample": (K._sample_kernel, *sig("logit_ptr:*fp32 out_ptr:*i64 temp_ptr:*fp32 floor_ptr:*fp32 seed_ptr:*i64 "

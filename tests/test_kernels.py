@@ -49,12 +49,13 @@ def test_linear_partials(device, T, N, Kf, splits, block_n, block_k, pre_k, dtyp
     assert rel(out, want) < TOL[dtype]
 
 
-@pytest.mark.parametrize("T", [1, 16, 17])  # split-K partials up to 16 tokens, F.linear above
+# split-K partials up to `upto` tokens (QKV 16, O 64: above 16 a 64-feature peel), F.linear above
+@pytest.mark.parametrize("T,upto", [(1, 16), (16, 16), (17, 16), (17, 64), (64, 64), (65, 64)])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_linear_either_form_sums_right(device, T, dtype):  # partials in x's dtype
+def test_linear_either_form_sums_right(device, T, upto, dtype):  # partials in x's dtype
     x, w, b = torch.randn(T, 4096, device=device), torch.randn(96, 4096, device=device), torch.randn(96, device=device)
-    y = K.linear(*[v.to(dtype) for v in (x, w, b)])
-    assert y.dim() == (3 if T <= 16 else 2) and y.dtype == dtype
+    y = K.linear(*[v.to(dtype) for v in (x, w, b)], upto=upto)
+    assert y.dim() == (3 if T <= upto else 2) and y.dtype == dtype
     assert rel(y.float().sum(1) if y.dim() == 3 else y, x @ w.T + b) < TOL[dtype]
 
 
