@@ -86,18 +86,22 @@ def dummy_engine(doc):
 
 def profile_batch(eng, cfg, B, ctx, bw):
     Bp = fill_batch(eng, B, ctx)
-    tables, route = [], ops.moe_route
+    experts, n_tiles, route = [], [], ops.moe_route
 
-    def recording(*args):  # one eager step with the routing recorded: the experts it really reads
-        out = route(*args)
-        tables.append(out[0])
+    def recording(x, wr, br, top_k, block_m, one=False):  # one eager step with the routing recorded: the experts
+        out = route(x, wr, br, top_k, block_m, one)  # it really reads
+        if one:  # the router's [1, S, EP] partials, then the top-k launch's ids where there is one (over 32 experts)
+            experts.append(out[1] if out[1].dim() == 1 else out[0].sum(1)[0, :wr.shape[0]].topk(top_k).indices)
+        else:  # the tile table: expert or -1 per tile
+            experts.append(out[0][0][out[0][0] >= 0])
+        n_tiles.append(top_k if one else out[0].shape[1])
         return out
     ops.moe_route = recording
     eng._decode_body(Bp, False)
     ops.moe_route = route
-    distinct = [int(t[0][t[0] >= 0].unique().numel()) for t in tables]
-    splits, _ = ops.down_splits(Bp, tables[0].shape[1], cfg.hidden_size, cfg.intermediate_size,  # rows per pair
-                                tables[0].device)
+    distinct = [int(e.unique().numel()) for e in experts]
+    splits, _ = ops.down_splits(Bp, n_tiles[0], cfg.hidden_size, cfg.intermediate_size,  # rows per pair
+                                eng.device)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
             eng._decode_body(Bp, False)
