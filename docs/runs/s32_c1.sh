@@ -1,0 +1,2 @@
+# thirty-second session, call 1 (device tool, carry ["shared", "scratch"]; scratch/ from `bash cookbook/patches/ab.sh prepare` at f862133)
+for t in fp16_scales fp16_scales_words; do ln -sfn $PWD/shared scratch/ab_$t/shared; (cd scratch/ab_$t && timeout 70 python -m pytest -q -x tests/test_kernels.py -k moe > $OUT/ab_${t}_pytest.log 2>&1); echo "$t pytest: $(tail -1 $OUT/ab_${t}_pytest.log)"; done; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; timeout 440 bash cookbook/patches/ab.sh run 20b:1 20b:64
