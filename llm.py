@@ -13,7 +13,7 @@ import queue
 import random
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +43,7 @@ class SamplingParams:
     min_p: float = 0.0
     seed: int = None  # None = a fresh random seed per request
     stop: list = None  # strings: the text ends before the first one, matched across token boundaries
-    stop_token_ids: list = None  # default: <|return|> 200002 and <|call|> 200012
+    stop_token_ids: list = None  # default: <|return|> 200002, <|call|> 200012, <|endoftext|> 199999
     ignore_eos: bool = False  # benchmarking: run to max_tokens
     logprobs: int = None  # per generated token: its log-probability and the top-N (N <= 20)
     prompt_logprobs: int = None  # per prompt token after the first: the same (scoring, perplexity)
@@ -113,6 +113,7 @@ class StreamDelta:
     token_id: int  # None on the last delta
     text: str
     output: RequestOutput = None  # set on the last delta
+    held: bool = False  # text is held back: it may begin a stop string
 
 
 def _cut(text, stops, hold=False):
@@ -174,7 +175,7 @@ class LLM:
         self.kv = self._allocate_cache(num_pages, gpu_memory_utilization)
         self.free_slots = deque(range(max_slots))
         self.free_pages = deque(range(1, self.kv.k_full.shape[1] // page_size))
-        self.stop_ids = [200002, 200012]  # <|return|>, <|call|>
+        self.stop_ids = list(self.tokenizer.eos_ids)  # <|return|>, <|call|>, <|endoftext|> (generation_config.json)
         self.graphs, self.graph_logits, self.graph_pool = {}, {}, None
         self._static_buffers()
         self.use_graphs = cuda_graphs if cuda_graphs is not None else self.device.type == "cuda"
@@ -220,7 +221,7 @@ class LLM:
                     return
                 text += dec.decode(self.tokenizer.decode_bytes([item]))  # a character split over tokens waits
                 now = _cut(text, r.params.stop or [], hold=True)  # no stop string, nor the start of one
-                yield StreamDelta(item, now[len(shown):], None)
+                yield StreamDelta(item, now[len(shown):], None, len(now) < len(text))
                 shown = now
         finally:  # closed early (a client gone): free the slot now, not at max_tokens
             if not r.future.done():
@@ -248,14 +249,22 @@ class LLM:
 
     def chat_stream(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
         """Yields harmony.Delta(kind, text, name) as tokens arrive (kind: reasoning, text, tool_call_name,
-        tool_call_args), then the ChatOutput."""
-        parser = harmony.HarmonyParser(self.tokenizer)
+        tool_call_args), then the ChatOutput. As in stream(), deltas wait while the text may begin a stop string."""
+        parser, held, sent = harmony.HarmonyParser(self.tokenizer), [], Counter()  # sent: characters yielded per kind
         prompt = harmony.render_ids(self.tokenizer, messages, reasoning_effort, tools)
         for d in self.stream(prompt, sampling_params, **kw):
-            if d.output is not None:
-                yield self._parse_chat(d.output, parser)  # already fed: not parsed twice
-                return
-            yield from parser.feed(d.token_id)
+            held += parser.feed(d.token_id) if d.output is None else []  # the last delta brings no token
+            if d.held:
+                continue
+            out = d.output and self._parse_chat(d.output, parser)  # already fed: not parsed twice
+            for x in held:  # at the end reasoning and text stop where out's do: before a stop string
+                n = len(getattr(out, x.kind)) - sent[x.kind] if out and x.kind in ("reasoning", "text") else len(x.text)
+                sent[x.kind] += max(0, min(n, len(x.text)))
+                yield from [x._replace(text=x.text[:n])] if n > 0 else []
+            held = []
+        for k in ("reasoning", "text"):  # what the parser adds only at the end: a cut-off header, a split character
+            yield from [harmony.Delta(k, getattr(out, k)[sent[k]:])] if getattr(out, k)[sent[k]:] else []
+        yield out
 
     def _parse_chat(self, out: RequestOutput, parser=None):
         if parser is None:
@@ -323,8 +332,7 @@ class LLM:
         if num_pages < 2:
             raise RuntimeError(f"no room for the KV cache ({num_pages} pages); lower max_slots or free memory")
         self.kv_tokens = (num_pages - 1) * self.page  # page 0 is scratch for graph padding
-        print(f"KV cache: {self.kv_tokens:,} tokens in {num_pages - 1} pages of {self.page} "
-              f"= {self.kv_tokens / 131072:.2f} sequences of 131k; rings for {self.max_slots} slots")
+        print(f"KV cache: {self.kv_tokens:,} tokens in {num_pages - 1} pages; rings for {self.max_slots} slots")
         width = self._pages_for(self.max_model_len)
         self.tables = torch.zeros(self.max_slots + 1, width, device=dev, dtype=torch.int32)  # [S + 1, W]
         return KVCache(*(cache(n_full, num_pages * self.page) for _ in "kv"), k_ring, v_ring, self.page)

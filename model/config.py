@@ -57,8 +57,7 @@ class GptOssConfig:
         raw = json.loads(Path(path).read_text())
         if "experts_per_token" in raw:  # older name for the same field
             raw.setdefault("num_experts_per_tok", raw["experts_per_token"])
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in raw.items() if k in known})
+        return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__})
 
     def to_dict(self):
         return {f: getattr(self, f) for f in self.__dataclass_fields__}

@@ -47,8 +47,7 @@ def yarn_cos_sin(cfg: GptOssConfig, max_pos, device):
     ramp = ((torch.arange(D // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)
     inv_freq = extra / factor * ramp + extra * (1 - ramp)
     ang = torch.arange(max_pos, dtype=torch.float32)[:, None] * inv_freq[None]  # [P, D/2]
-    c = cfg.rope_concentration
-    return torch.cat([ang.cos() * c, ang.sin() * c], dim=1).to(device)
+    return (torch.cat([ang.cos(), ang.sin()], dim=1) * cfg.rope_concentration).to(device)
 
 
 class GptOss:

@@ -22,11 +22,6 @@ CHANNELS_LINE = "# Valid channels: analysis, commentary, final. Channel must be 
 FUNCTIONS_LINE = "Calls to these tools must go to the commentary channel: 'functions'."
 
 
-def stop_token_ids() -> list[int]:
-    """Ids that end an assistant turn: <|return|> (answer done) and <|call|> (tool call)."""
-    return [200002, 200012]
-
-
 class _Special(str):
     """A special-token piece of a prompt. Plain ``str`` pieces are ordinary text, so a user
     typing "<|end|>" cannot inject a control token through ``render_ids``."""

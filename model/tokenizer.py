@@ -88,9 +88,7 @@ class Tokenizer:
 
     def encode(self, text: str, allow_special: bool = False) -> list[int]:
         """Encode text; special-token strings become special ids only if ``allow_special``."""
-        if allow_special:
-            return self.enc.encode(text, allowed_special="all")
-        return self.enc.encode_ordinary(text)
+        return self.enc.encode(text, allowed_special="all") if allow_special else self.enc.encode_ordinary(text)
 
     def decode_bytes(self, ids) -> bytes:
         return self.enc.decode_bytes([int(i) for i in ids])

@@ -20,7 +20,6 @@ LAYER_NAMES = ("input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.q
                "post_attention_layernorm.weight", "mlp.router.weight", "mlp.router.bias",
                "mlp.experts.gate_up_proj_blocks", "mlp.experts.gate_up_proj_scales", "mlp.experts.gate_up_proj_bias",
                "mlp.experts.down_proj_blocks", "mlp.experts.down_proj_scales", "mlp.experts.down_proj_bias")
-GLOBAL_NAMES = ("model.embed_tokens.weight", "model.norm.weight", "lm_head.weight")
 
 
 def tensor_shapes(cfg: GptOssConfig, layer=None):

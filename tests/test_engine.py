@@ -271,6 +271,54 @@ def test_chat_ended_by_a_stop_string_says_stop_and_cuts_the_fields(engine):
         assert (chat.reasoning, chat.text, chat.finish_reason) == (*want, "stop")
 
 
+def test_default_stop_ids_are_generation_configs(engine):  # as vLLM reads generation_config.json's eos_token_id
+    assert sorted(engine.stop_ids) == [199999, 200002, 200012]  # <|endoftext|>, <|return|>, <|call|>
+
+
+def _scripted_stream(tok, ids, stop):
+    """What LLM.stream yields for `ids` under stop strings `stop` (the engine's own _cut), without a model."""
+    def stream(prompt, sampling_params=None, **kw):
+        shown = ""
+        for i, t in enumerate(ids):
+            text = tok.decode(ids[:i + 1])
+            now = llm._cut(text, stop, hold=True)
+            yield llm.StreamDelta(t, now[len(shown):], None, len(now) < len(text))
+            shown = now
+            if llm._cut(text, stop) != text or i == len(ids) - 1:
+                out = RequestOutput(0, [1], ids[:i + 1], llm._cut(text, stop), "stop")
+                yield llm.StreamDelta(None, out.text[len(shown):], out)
+                return
+    return stream
+
+
+@pytest.mark.parametrize("stop, want", [(["Done"], ("Think. ", "")), (["Bye"], ("Think. Done", "Hello! ")),
+                                        (["Thinking", "Hello!!"], ("Think. Done", "Hello! Bye")),
+                                        (["k. D", "o! B"], ("Thin", ""))])
+def test_chat_stream_holds_back_stop_strings(engine, monkeypatch, stop, want):
+    """Deltas wait while the raw text may begin a stop string; they add up to the ChatOutput's fields."""
+    tok = engine.tokenizer
+    ids = tok.encode("<|channel|>analysis<|message|>Think. Done<|end|><|start|>assistant<|channel|>final"
+                     "<|message|>Hello! Bye<|return|>", allow_special=True)
+    monkeypatch.setattr(engine, "stream", _scripted_stream(tok, ids, stop))
+    *deltas, out = list(engine.chat_stream([{"role": "user", "content": "Hi"}], stop=stop))
+    got = tuple("".join(d.text for d in deltas if d.kind == k) for k in ("reasoning", "text"))
+    assert got == (out.reasoning, out.text) == want and all(d.text for d in deltas)
+    assert not any(s in f for s in stop for f in got)
+
+
+def test_chat_stream_with_a_stop_string_matches_chat(engine):
+    """On the model's own (random, malformed) output: the streamed text is what chat() returns, stop string cut."""
+    conv = [{"role": "user", "content": "Hi"}]
+    text = engine.chat(conv, max_tokens=12, ignore_eos=True).result().text
+    assert len(text) >= 6
+    stop = [text[3:6]]
+    whole = engine.chat(conv, max_tokens=12, ignore_eos=True, stop=stop).result()
+    *deltas, out = list(engine.chat_stream(conv, max_tokens=12, ignore_eos=True, stop=stop))
+    streamed = "".join(d.text for d in deltas if d.kind == "text")
+    assert whole.output.finish_reason == out.output.finish_reason == "stop" and out.text == whole.text == streamed
+    assert stop[0] not in streamed
+
+
 def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
     p = list(range(400, 550))  # 150 tokens, scored over 3 prefill chunks of 64
     engine.prefill_chunk = 64

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from model.harmony import Delta, HarmonyParser, ParsedOutput, render, render_ids, stop_token_ids
+from model.harmony import Delta, HarmonyParser, ParsedOutput, render, render_ids
 from model.tokenizer import Tokenizer
 
 
@@ -265,10 +265,6 @@ def parse(tok, ids):
 
 def joined(deltas, kind):
     return "".join(d.text for d in deltas if d.kind == kind)
-
-
-def test_stop_token_ids():
-    assert stop_token_ids() == [RETURN, CALL]
 
 
 def test_parse_reasoning_then_final(tok):
