@@ -309,11 +309,11 @@ def test_chat_stream_holds_back_stop_strings(engine, monkeypatch, stop, want):
 def test_chat_stream_with_a_stop_string_matches_chat(engine):
     """On the model's own (random, malformed) output: the streamed text is what chat() returns, stop string cut."""
     conv = [{"role": "user", "content": "Hi"}]
-    text = engine.chat(conv, max_tokens=12, ignore_eos=True).result().text
-    assert len(text) >= 6
-    stop = [text[3:6]]
-    whole = engine.chat(conv, max_tokens=12, ignore_eos=True, stop=stop).result()
-    *deltas, out = list(engine.chat_stream(conv, max_tokens=12, ignore_eos=True, stop=stop))
+    text = engine.chat(conv, max_tokens=4, ignore_eos=True).result().text
+    assert len(text) >= 8
+    stop = [text[-5:-2]]  # in the last token or across the last two
+    whole = engine.chat(conv, max_tokens=4, ignore_eos=True, stop=stop).result()
+    *deltas, out = list(engine.chat_stream(conv, max_tokens=4, ignore_eos=True, stop=stop))
     streamed = "".join(d.text for d in deltas if d.kind == "text")
     assert whole.output.finish_reason == out.output.finish_reason == "stop" and out.text == whole.text == streamed
     assert stop[0] not in streamed
