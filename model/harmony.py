@@ -330,6 +330,9 @@ class HarmonyParser:
         if self._state == "between" and token_id == self.tok.start:
             self._state, self._header = "header", []
             return []
+        if token_id == self.tok.endoftext and self._state in ("between", "header") and not self._header:
+            self._state, self._finish = "done", self._finish or ("tool_calls" if self._calls else "stop")
+            return []  # <|endoftext|> (a stop id) ends the output between messages as <|return|> would
         if self._state == "header":
             return self._feed_header(token_id, special)
         if self._state == "content":
@@ -347,7 +350,7 @@ class HarmonyParser:
         if parsed is None:
             return self._fail(self._header + [token_id])
         channel, recipient = parsed
-        self._state, self._dec = "content", codecs.getincrementaldecoder("utf-8")("replace")
+        self._state, self._dec, self._header = "content", codecs.getincrementaldecoder("utf-8")("replace"), []
         if recipient:  # a tool call to "functions.NAME"
             self._kind, self._name = "tool_call_args", recipient.removeprefix("functions.")
             self._out["tool_call_args"] = ""
@@ -356,7 +359,7 @@ class HarmonyParser:
         return []
 
     def _end_message(self, token_id: int) -> list[Delta]:
-        if token_id not in (self.tok.end, self.tok.return_, self.tok.call):
+        if token_id not in (self.tok.end, self.tok.return_, self.tok.call, self.tok.endoftext):
             return self._fail([token_id])
         deltas = self._emit(b"", final=True)
         if self._kind == "tool_call_args":
@@ -370,8 +373,8 @@ class HarmonyParser:
             self._state = "between"
             return deltas
         self._state = "done"
-        if self._finish is None:  # <|call|> must close a tool call; <|return|> ends an answer
-            self._finish = "tool_calls" if self._calls else "stop" if token_id == self.tok.return_ else "malformed"
+        if self._finish is None:  # <|call|> must close a tool call; <|return|> (or <|endoftext|>) ends an answer
+            self._finish = "tool_calls" if self._calls else "stop" if token_id != self.tok.call else "malformed"
         return deltas
 
     def result(self) -> ParsedOutput:

@@ -71,12 +71,8 @@ class Tokenizer:
 
     @classmethod
     def from_tiktoken_file(cls, path) -> "Tokenizer":
-        ranks = {}
-        for line in Path(path).read_bytes().splitlines():
-            if line.strip():
-                token, rank = line.split()
-                ranks[base64.b64decode(token)] = int(rank)
-        return cls(ranks, _special_tokens())
+        lines = (line.split() for line in Path(path).read_bytes().splitlines() if line.strip())  # b"<base64> <rank>"
+        return cls({base64.b64decode(token): int(rank) for token, rank in lines}, _special_tokens())
 
     @classmethod
     def from_tokenizer_json(cls, path) -> "Tokenizer":

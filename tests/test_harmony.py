@@ -340,6 +340,24 @@ def test_parse_malformed_variants_never_raise(tok, out):
     assert joined(deltas, "text") == res.text
 
 
+@pytest.mark.parametrize("out, expected", [
+    ("<|channel|>final<|message|>4.<|endoftext|>", ParsedOutput(text="4.", finish="stop")),  # as <|return|>
+    ("<|channel|>analysis<|message|>Hm.<|end|><|endoftext|>", ParsedOutput(reasoning="Hm.", finish="stop")),
+    ("<|channel|>analysis<|message|>Hm.<|end|><|start|><|endoftext|>", ParsedOutput(reasoning="Hm.", finish="stop")),
+    ("<|endoftext|>", ParsedOutput(finish="stop")),  # nothing written
+    ("<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|end|><|endoftext|>",
+     ParsedOutput(tool_calls=[{"name": "f", "arguments": "{}"}], finish="tool_calls")),
+    ("<|channel|>fin<|endoftext|>", ParsedOutput(text="<|channel|>fin<|endoftext|>", finish="malformed")),  # header
+    ("<|channel|>final<|message|>a<|return|><|endoftext|>",  # output after a stop token
+     ParsedOutput(text="a<|endoftext|>", finish="malformed")),
+])
+def test_parse_endoftext_ends_the_output(tok, out, expected):
+    """<|endoftext|> is a default stop id (generation_config.json): it ends an answer as <|return|> does."""
+    res, deltas = parse(tok, tok.encode(out, allow_special=True))
+    assert res == expected
+    assert joined(deltas, "text") == res.text and joined(deltas, "reasoning") == res.reasoning
+
+
 def test_parse_invalid_token_ids_never_raise(tok):
     res, _ = parse(tok, [CHANNEL, *tok.encode("final"), MESSAGE, *tok.encode("ok"), 10**9, -5, 200014])
     assert res.finish == "malformed"
