@@ -271,11 +271,9 @@ class LLM:
             parser = harmony.HarmonyParser(self.tokenizer)
             for t in out.token_ids:
                 parser.feed(t)
-        p, raw = parser.result(), self.tokenizer.decode(out.token_ids)
-        # a stop string cut out.text short of raw: the fields end where out.text does, without the stop string
-        end = lambda f: f[:max(0, len(out.text) - i)] if f and (i := raw.rfind(f)) >= 0 else f
+        p = parser.result(cut=len(self.tokenizer.decode(out.token_ids)) - len(out.text))  # > 0: a stop string's cut
         reason = out.finish_reason if out.finish_reason == "abort" or p.finish == "length" else p.finish
-        return ChatOutput(out.request_id, end(p.reasoning), end(p.text), p.tool_calls, reason, out)
+        return ChatOutput(out.request_id, p.reasoning, p.text, p.tool_calls, reason, out)
 
     def abort(self, request_id):
         """Ends a request now (finish reason 'abort'); its slot and pages are freed before the next step."""

@@ -377,16 +377,17 @@ class HarmonyParser:
             self._finish = "tool_calls" if self._calls else "stop" if token_id != self.tok.call else "malformed"
         return deltas
 
-    def result(self) -> ParsedOutput:
-        """The parse so far; may be called at any time without disturbing the stream."""
+    def result(self, cut: int = 0) -> ParsedOutput:
+        """The parse so far; may be called at any time without disturbing the stream. cut: a stop string took the
+        output's last `cut` characters, so the message still open loses them (or the header still open is left out)."""
         out = ParsedOutput(self._out["reasoning"], self._out["text"], list(self._calls), self._finish or "length")
         if self._state in ("content", "raw"):  # include bytes still waiting for the rest of a character
-            tail = self._dec.getstate()[0].decode("utf-8", "replace")
+            s = self._out[self._kind] + self._dec.getstate()[0].decode("utf-8", "replace")
             if self._kind == "tool_call_args":  # cut off mid-call: report what there is
-                out.tool_calls.append({"name": self._name, "arguments": self._out["tool_call_args"] + tail})
+                out.tool_calls.append({"name": self._name, "arguments": s[:max(0, len(s) - cut)]})
             else:
-                setattr(out, self._kind, getattr(out, self._kind) + tail)
-        elif self._state == "header" and self._header:  # output ended inside a header
+                setattr(out, self._kind, s[:max(0, len(s) - cut)])
+        elif self._state == "header" and self._header and not cut:  # output ended inside a header
             out.text += self._bytes(self._header).decode("utf-8", "replace")
             out.finish = "malformed"
         return out

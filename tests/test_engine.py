@@ -271,6 +271,21 @@ def test_chat_ended_by_a_stop_string_says_stop_and_cuts_the_fields(engine):
         assert (chat.reasoning, chat.text, chat.finish_reason) == (*want, "stop")
 
 
+@pytest.mark.parametrize("body, stop, want", [
+    ("analysis<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Oh Hi!", "Hi!", ("Hi", "Oh ")),
+    ("analysis<|message|>Hm<|end|><|start|>assistant<|channel|>final", "final", ("Hm", "")),  # in a header
+    ("analysis<|message|>Hm<|end|><|start|>assistant<|channel|>final", "assistant", ("Hm", "")),
+    ("analysis<|message|>Hm Hm", "m H", ("H", "")),
+])
+def test_chat_stop_string_cuts_only_the_open_message(engine, body, stop, want):
+    """A stop string ends the output: it cuts the message still open (or a header: left out), never a closed
+    one that happens to hold the same text, and the finish reason stays stop."""
+    ids = engine.tokenizer.encode("<|channel|>" + body, allow_special=True)
+    raw = engine.tokenizer.decode(ids)
+    chat = engine._parse_chat(RequestOutput(0, [1], ids, raw[:raw.rfind(stop)], "stop"))
+    assert (chat.reasoning, chat.text, chat.tool_calls, chat.finish_reason) == (*want, [], "stop")
+
+
 def test_default_stop_ids_are_generation_configs(engine):  # as vLLM reads generation_config.json's eos_token_id
     assert sorted(engine.stop_ids) == [199999, 200002, 200012]  # <|endoftext|>, <|return|>, <|call|>
 
