@@ -52,18 +52,20 @@ class SamplingParams:
         def need(ok, field, what):
             if not ok:
                 raise ValueError(f"{field}: {what}, got {getattr(self, field)!r}")
-        need(isinstance(self.max_tokens, int) and self.max_tokens >= 1, "max_tokens", "must be an integer >= 1")
-        need(isinstance(self.temperature, (int, float)) and self.temperature >= 0, "temperature", "must be >= 0")
-        need(0 < self.top_p <= 1, "top_p", "must be in (0, 1]")
-        need(isinstance(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be in [0, {TOP_K_CAP}]")
-        need(0 <= self.min_p <= 1, "min_p", "must be in [0, 1]")
+        num = lambda v, kinds=(int, float): isinstance(v, kinds) and not isinstance(v, bool)  # compared safely after
+        need(num(self.max_tokens, int) and self.max_tokens >= 1, "max_tokens", "must be an integer >= 1")
+        need(num(self.temperature) and self.temperature >= 0, "temperature", "must be a number >= 0")
+        need(num(self.top_p) and 0 < self.top_p <= 1, "top_p", "must be a number in (0, 1]")
+        need(num(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be an int in [0, {TOP_K_CAP}]")
+        need(num(self.min_p) and 0 <= self.min_p <= 1, "min_p", "must be a number in [0, 1]")
         need(self.seed is None or isinstance(self.seed, int) and abs(self.seed) < 2**63, "seed", "must be an int64")
         need(self.stop_token_ids is None or isinstance(self.stop_token_ids, (list, tuple)) and all(
             isinstance(t, int) for t in self.stop_token_ids), "stop_token_ids", "must be None or a list of ints")
         for f, v in (("logprobs", self.logprobs), ("prompt_logprobs", self.prompt_logprobs)):
-            need(v is None or (isinstance(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
+            need(v is None or (num(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
         self.stop = [self.stop] if isinstance(self.stop, str) else self.stop
-        need(self.stop is None or all(isinstance(x, str) and x for x in self.stop), "stop", "must be non-empty strings")
+        need(self.stop is None or isinstance(self.stop, (list, tuple)) and all(
+            isinstance(x, str) and x for x in self.stop), "stop", "must be a string or a list of non-empty strings")
 
 
 @dataclass
@@ -192,7 +194,7 @@ class LLM:
         """prompts: a string, a list of token ids, or a list of either. sampling_params: one SamplingParams,
         one per prompt, or its fields as keywords. Returns a Future of one RequestOutput (single prompt)
         or of a list of them; future.request_ids names the requests for abort()."""
-        single = isinstance(prompts, str) or (isinstance(prompts, list) and prompts and isinstance(prompts[0], int))
+        single = isinstance(prompts, str) or type(prompts) in (list, tuple) and prompts and isinstance(prompts[0], int)
         plist = [prompts] if single else list(prompts)
         if not plist:
             raise ValueError("prompts: no prompt given")
@@ -207,7 +209,7 @@ class LLM:
 
     def stream(self, prompt, sampling_params=None, **kw):
         """Yields StreamDelta(token_id, text, output) per generated token; text is the new complete UTF-8
-        text, and output is the RequestOutput on the last delta (None before)."""
+        text (a stop token adds none), and output is the RequestOutput on the last delta (None before)."""
         r = self._make_request(prompt, sampling_params if sampling_params is not None else SamplingParams(**kw))
         r.stream, dec, text, shown = queue.Queue(), codecs.getincrementaldecoder("utf-8")("replace"), "", ""
         self._submit([r])
@@ -219,7 +221,7 @@ class LLM:
                 if isinstance(item, RequestOutput):
                     yield StreamDelta(None, item.text[len(shown):], item)
                     return
-                text += dec.decode(self.tokenizer.decode_bytes([item]))  # a character split over tokens waits
+                text += "" if item in self._stops(r.params) else dec.decode(self.tokenizer.decode_bytes([item]))
                 now = _cut(text, r.params.stop or [], hold=True)  # no stop string, nor the start of one
                 yield StreamDelta(item, now[len(shown):], None, len(now) < len(text))
                 shown = now
@@ -230,7 +232,7 @@ class LLM:
     def chat(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
         """messages: one OpenAI-style conversation (list of dicts) or a list of them, rendered in harmony.
         Returns a Future of one ChatOutput (or a list): reasoning, text and tool_calls parsed from the output."""
-        single = bool(messages) and isinstance(messages[0], dict)
+        single = bool(messages) and not isinstance(messages[0], (list, tuple))  # one conversation, or a list
         prompts = [harmony.render_ids(self.tokenizer, c, reasoning_effort, tools) for c in
                    ([messages] if single else messages)]
         inner = self.generate(prompts, sampling_params, **kw)
@@ -272,7 +274,7 @@ class LLM:
             for t in out.token_ids:
                 parser.feed(t)
         p = parser.result(cut=len(self.tokenizer.decode(out.token_ids)) - len(out.text))  # > 0: a stop string's cut
-        reason = out.finish_reason if out.finish_reason == "abort" or p.finish == "length" else p.finish
+        reason = out.finish_reason if out.finish_reason in ("abort", "length") or p.finish == "length" else p.finish
         return ChatOutput(out.request_id, p.reasoning, p.text, p.tool_calls, reason, out)
 
     def abort(self, request_id):
@@ -432,11 +434,15 @@ class LLM:
         if r.stream is not None:
             r.stream.put(out)
 
+    def _stops(self, params):  # a request's own stop token ids, else the checkpoint's unless ignore_eos (as vLLM)
+        return params.stop_token_ids or ([] if params.ignore_eos else self.stop_ids)
+
     def _append(self, r, token):
         r.out.append(token)
         if r.stream is not None:
             r.stream.put(token)
-        if not r.params.ignore_eos and token in (r.params.stop_token_ids or self.stop_ids):
+        if token in self._stops(r.params):
+            r.text = self.tokenizer.decode(r.out[:-1])  # token_ids end in the stop token, the text does not (vLLM)
             self._finish(r, "stop")
         elif r.params.stop and len(cut := _cut(text := self.tokenizer.decode(r.out), r.params.stop)) < len(text):
             r.text = cut  # the text ends before the stop string

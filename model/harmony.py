@@ -189,8 +189,10 @@ def _assistant(m: dict, call_names: dict) -> list[_Msg]:
 def _convert(messages) -> tuple[str, list[_Msg]]:
     """OpenAI messages -> (developer instructions, the harmony messages of the conversation)."""
     instructions, out, call_names = [], [], {}
+    if not isinstance(messages, (list, tuple)):
+        raise ValueError(f"messages must be a list of {{'role': ..., 'content': ...}} dicts, not {messages!r}")
     for m in messages:
-        role = m.get("role")
+        role = m.get("role") if isinstance(m, dict) else None
         if role in ("system", "developer"):  # an OpenAI system prompt is harmony's developer message
             instructions.append(_text(m.get("content")))
         elif role == "user":
@@ -203,8 +205,8 @@ def _convert(messages) -> tuple[str, list[_Msg]]:
                 raise ValueError(f"tool message without a name or known tool_call_id: {m!r}")
             author = name if name.startswith("functions.") else f"functions.{name}"
             out.append(_Msg(author, _text(m.get("content")), "commentary", "assistant"))
-        else:
-            raise ValueError(f"unknown role {role!r}")
+        else:  # not a dict, or no known role
+            raise ValueError(f"unknown role {role!r} in message {m!r}: system, developer, user, assistant or tool")
     return "\n\n".join(i for i in instructions if i), out
 
 
@@ -387,7 +389,8 @@ class HarmonyParser:
                 out.tool_calls.append({"name": self._name, "arguments": s[:max(0, len(s) - cut)]})
             else:
                 setattr(out, self._kind, s[:max(0, len(s) - cut)])
-        elif self._state == "header" and self._header and not cut:  # output ended inside a header
+        elif self._state == "header" and self._header and not (cut or any(self._out.values()) or self._calls) \
+                and self.tok.channel not in self._header:  # plain text that never became a harmony message: shown
             out.text += self._bytes(self._header).decode("utf-8", "replace")
             out.finish = "malformed"
         return out

@@ -1,11 +1,6 @@
-"""The o200k_harmony tokenizer used by gpt-oss, built fully offline with tiktoken.
-
-Two sources are supported:
-  * a Hugging Face ``tokenizer.json`` (as shipped in a checkpoint directory), whose
-    byte-level BPE vocab is mapped back to raw bytes;
-  * a ``o200k_base.tiktoken`` ranks file (``base64(token) rank`` per line).
-Either way the result is the same ``tiktoken.Encoding``.
-"""
+"""The o200k_harmony tokenizer of gpt-oss, built offline with tiktoken from a checkpoint's Hugging Face
+``tokenizer.json`` (its byte-level BPE vocab mapped back to raw bytes) or from an ``o200k_base.tiktoken`` ranks
+file (``base64(token) rank`` per line): the same ``tiktoken.Encoding`` either way."""
 from __future__ import annotations
 
 import base64

@@ -40,9 +40,8 @@ def random_tensor(name, shape, dtype, gen, device, lm_std=0.02):
     """Realistic scales: linear weights std 0.02, MXFP4 codes uniform with scale 2^-7 (std ~0.02
     after dequantization), sinks ~N(0, 1), norm weights ~1."""
     if dtype == torch.uint8:
-        if name.endswith("blocks"):
-            return torch.randint(0, 256, shape, generator=gen, device=device, dtype=torch.uint8)
-        return torch.randint(119, 121, shape, generator=gen, device=device, dtype=torch.uint8)
+        lo, hi = (0, 256) if name.endswith("blocks") else (119, 121)  # any code pair; scales 2^-8 or 2^-7
+        return torch.randint(lo, hi, shape, generator=gen, device=device, dtype=torch.uint8)
     x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32)
     if "norm" in name:
         x = 1.0 + 0.1 * x
@@ -54,8 +53,7 @@ def random_tensor(name, shape, dtype, gen, device, lm_std=0.02):
 def write_checkpoint(path, cfg: GptOssConfig, seed=0, shards=2, lm_std=0.3):
     """Write a random checkpoint in the official layout: config.json, zero-based shards
     model-0000i-of-0000{n-1}.safetensors and model.safetensors.index.json (weight_map)."""
-    path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
+    (path := Path(path)).mkdir(parents=True, exist_ok=True)
     gen = torch.Generator().manual_seed(seed)
     groups = [tensor_shapes(cfg)] + [tensor_shapes(cfg, l) for l in range(cfg.num_hidden_layers)]
     per = -(-len(groups) // shards)

@@ -89,8 +89,12 @@ def test_stop_tokens_and_text_deltas(engine):
     stop_at = out.token_ids[3]
     cut = engine.generate([5, 6, 7], max_tokens=8, stop_token_ids=[stop_at]).result()
     assert cut.finish_reason == "stop" and cut.token_ids == out.token_ids[:out.token_ids.index(stop_at) + 1]
+    assert cut.text == engine.tokenizer.decode(cut.token_ids[:-1])  # the stop token's text is left out (as vLLM)
     deltas = list(engine.stream([5, 6, 7], max_tokens=4, ignore_eos=True))
     assert "".join(d.text for d in deltas) == deltas[-1].output.text
+    # ignore_eos drops only the default stop ids: a request's own still stop it, and streams leave them out too
+    deltas = list(engine.stream([5, 6, 7], max_tokens=8, ignore_eos=True, stop_token_ids=[stop_at]))
+    assert deltas[-1].output.token_ids == cut.token_ids and "".join(d.text for d in deltas) == cut.text
 
 
 def test_stop_mid_batch_gets_no_extra_token(engine):
@@ -129,7 +133,9 @@ def test_graph_warm_up_writes_only_the_scratch_slot(engine):
                                              ([1], dict(top_k=-2), "top_k"), ([201088], {}, "vocab"),
                                              ([1] * 10, dict(max_tokens=131070), "context length"),
                                              ([1], dict(seed=2**64), "seed"),  # would fail the whole step
-                                             ([1], dict(stop_token_ids=200002), "stop_token_ids")])
+                                             ([1], dict(stop_token_ids=200002), "stop_token_ids"),
+                                             ([1], dict(top_p=None), "top_p"), ([1], dict(min_p="0.1"), "min_p"),
+                                             ([1], dict(stop=7), "stop"), ([1], dict(max_tokens=True), "max_tokens")])
 def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
     before = engine.inbox.qsize()
     with pytest.raises(ValueError, match=match):
@@ -269,6 +275,19 @@ def test_chat_ended_by_a_stop_string_says_stop_and_cuts_the_fields(engine):
         raw = tok.decode(out)  # stop=["."] in the last channel: out.text ends before it, and so do the fields
         chat = engine._parse_chat(RequestOutput(0, [1], out, raw[:raw.rfind(".")], "stop"))
         assert (chat.reasoning, chat.text, chat.finish_reason) == (*want, "stop")
+
+
+def test_chat_cut_off_in_a_header_says_length_with_no_text(engine):  # max_tokens ended it: no header text
+    tok = engine.tokenizer
+    for out in ("<|channel|>analy", "<|channel|>analysis<|message|>Hm<|end|><|start|>assistant<|channel|>fin"):
+        ids = tok.encode(out, allow_special=True)
+        chat = engine._parse_chat(RequestOutput(0, [1], ids, tok.decode(ids), "length"))
+        assert (chat.text, chat.finish_reason) == ("", "length")
+
+
+def test_a_tuple_of_token_ids_is_one_prompt(engine):
+    assert engine.generate((5, 6, 7), max_tokens=2, ignore_eos=True).result().token_ids == \
+        engine.generate([5, 6, 7], max_tokens=2, ignore_eos=True).result().token_ids
 
 
 @pytest.mark.parametrize("body, stop, want", [

@@ -240,6 +240,8 @@ def test_tool_arguments_as_dict_and_tool_name_prefix():
 @pytest.mark.parametrize("kwargs, match", [
     (dict(messages=[{"role": "robot", "content": "hi"}]), "unknown role 'robot'"),
     (dict(messages=[{"content": "hi"}]), "unknown role None"),
+    (dict(messages=["hi"]), "unknown role None in message 'hi'"),  # not a dict
+    (dict(messages="hi"), "messages must be a list of"),
     (dict(messages=[], tools=[{"type": "function", "function": {"description": "no name"}}]), "tool without a name"),
     (dict(messages=[], tools=[{"description": "bare, no name", "parameters": {}}]), "tool without a name"),
     (dict(messages=[], tools=[{"name": "f", "parameters": {"enum": {1, 2}}}]), "not JSON-serializable"),
@@ -312,9 +314,14 @@ def test_parse_invalid_json_arguments_is_malformed(tok):
     assert joined(deltas, "text") == res.text
 
 
-def test_parse_truncated_header_is_malformed(tok):
-    res, deltas = parse(tok, tok.encode("<|channel|>analy", allow_special=True))
-    assert (res.text, res.finish, deltas) == ("<|channel|>analy", "malformed", [])
+def test_parse_output_that_ends_in_a_header(tok):
+    """Cut off inside a harmony header (max_tokens, a stop string): no text, and the engine's reason stands
+    ("length"). Plain text that never became a harmony message is shown, as malformed."""
+    for out in ("<|channel|>analy", "<|channel|>analysis<|message|>Hm<|end|><|start|>assistant"):
+        res, deltas = parse(tok, tok.encode(out, allow_special=True))
+        assert (res.text, res.finish) == ("", "length") and not [d for d in deltas if d.kind == "text"]
+    res, deltas = parse(tok, tok.encode("Hello there", allow_special=True))
+    assert (res.text, res.finish, deltas) == ("Hello there", "malformed", [])
 
 
 def test_parse_unexpected_token_in_header_and_body(tok):
