@@ -70,3 +70,49 @@ def test_tool_calls_have_openai_shape():
     call = r.choices[0].message.tool_calls[0]
     assert call.function.name == "get_weather" and call.function.arguments == '{"city": "Paris"}'
     assert r.choices[0].finish_reason == "tool_calls"
+
+
+def test_stream_shapes_usage_and_created(client):
+    """Chat streams open with the role; include_usage adds a last chunk with the usage and no choices; completion
+    chunks carry created; completions report usage."""
+    kw = dict(model="gpt-oss", max_tokens=3, temperature=0, stream=True, stream_options={"include_usage": True})
+    chunks = list(client.chat.completions.create(messages=[{"role": "user", "content": "Hi"}], **kw))
+    assert chunks[0].choices[0].delta.role == "assistant" and chunks[-2].choices[0].finish_reason is not None
+    assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens <= 3 and chunks[-1].usage.prompt_tokens > 10
+    chunks = list(client.completions.create(prompt="Hello", **kw))
+    assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == 3
+    assert all(c.created > 0 for c in chunks)
+    r = client.completions.create(model="gpt-oss", prompt="Hello", max_tokens=2, temperature=0)
+    assert r.usage.completion_tokens == 2 and r.usage.total_tokens == r.usage.prompt_tokens + 2
+
+
+def test_completions_take_a_list_of_prompts(client):
+    r = client.completions.create(model="gpt-oss", prompt=["Hello", [1, 2, 3]], max_tokens=2, temperature=0)
+    one = client.completions.create(model="gpt-oss", prompt=[1, 2, 3], max_tokens=2, temperature=0)
+    assert [c.index for c in r.choices] == [0, 1] and r.choices[1].text == one.choices[0].text
+    assert r.usage.completion_tokens == 4
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(max_tokens=0), "max_tokens"),  # not the default 256
+    (dict(max_tokens=10**6, stream=True), "context length"),  # a 400 before the stream starts
+    (dict(n=2), "n: not supported"), (dict(logprobs=True), "logprobs"),
+    (dict(top_p="0.5"), "top_p"), (dict(tool_choice="required"), "tool_choice"),
+])
+def test_bad_chat_requests_are_400s_naming_the_field(client, kw, match):
+    with pytest.raises(openai.BadRequestError, match=match) as e:
+        client.chat.completions.create(model="gpt-oss", messages=[{"role": "user", "content": "Hi"}], **kw)
+    assert e.value.body["param"] == match.split(":")[0].split()[0] or match == "context length"
+
+
+def test_unknown_model_is_a_404_and_a_bad_body_a_400(client):
+    with pytest.raises(openai.NotFoundError, match="does not exist"):
+        client.completions.create(model="nope", prompt="Hello", max_tokens=2)
+    import json
+    import urllib.error
+    import urllib.request
+    req = urllib.request.Request(str(client.base_url) + "completions", data=b"[1, 2",
+                                 headers={"content-type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(req, timeout=60)
+    assert e.value.code == 400 and "JSON object" in json.loads(e.value.read())["error"]["message"]
