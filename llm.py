@@ -52,7 +52,7 @@ class SamplingParams:
         def need(ok, field, what):
             if not ok:
                 raise ValueError(f"{field}: {what}, got {getattr(self, field)!r}")
-        num = lambda v, kinds=(int, float): isinstance(v, kinds) and not isinstance(v, bool)  # compared safely after
+        num = lambda v, kinds=(int, float): isinstance(v, kinds) and not isinstance(v, bool)  # before any comparison
         need(num(self.max_tokens, int) and self.max_tokens >= 1, "max_tokens", "must be an integer >= 1")
         need(num(self.temperature) and self.temperature >= 0, "temperature", "must be a number >= 0")
         need(num(self.top_p) and 0 < self.top_p <= 1, "top_p", "must be a number in (0, 1]")
