@@ -48,6 +48,10 @@ def usage(out):
     return {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}
 
 
+def wants_usage(body):  # stream_options.include_usage: a last chunk with the usage and no choices
+    return bool((body.get("stream_options") or {}).get("include_usage"))
+
+
 def primed(gen):  # runs a stream to its first item now: a bad request is a 400, not a 200 with a broken stream
     return itertools.chain([next(gen)], gen)
 
@@ -132,8 +136,7 @@ def build_app(engine, model_name="gpt-oss"):
                 return refused
             if body.get("stream"):
                 items = primed(engine.chat_stream(body["messages"], effort, tools, params))
-                usage_too = bool((body.get("stream_options") or {}).get("include_usage"))
-                return StreamingResponse(sse(chat_chunks(items, model_name, rid, usage_too)),
+                return StreamingResponse(sse(chat_chunks(items, model_name, rid, wants_usage(body))),
                                          media_type="text/event-stream")
             out = engine.chat(body["messages"], effort, tools, params).result()
         except (ValueError, KeyError, TypeError) as e:
@@ -152,8 +155,7 @@ def build_app(engine, model_name="gpt-oss"):
                 if not isinstance(body["prompt"], str) and body["prompt"] and not isinstance(body["prompt"][0], int):
                     raise ValueError("prompt: a stream takes one prompt (a string or a list of token ids)")
                 deltas = primed(engine.stream(body["prompt"], params))
-                usage_too = bool((body.get("stream_options") or {}).get("include_usage"))
-                return StreamingResponse(sse(completion_chunks(deltas, base, usage_too)),
+                return StreamingResponse(sse(completion_chunks(deltas, base, wants_usage(body))),
                                          media_type="text/event-stream")
             outs = engine.generate(body["prompt"], params).result()
         except (ValueError, KeyError, TypeError) as e:
