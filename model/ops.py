@@ -73,7 +73,7 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     assert cu_seqlens.shape == (B + 1,) and block_table.shape[0] == B and sinks.shape == (nh,)
     out = torch.empty((T, nh, D), device=qkv.device, dtype=qkv.dtype) if out is None else out
     assert splits & (splits - 1) == 0 and out.shape == (T, nh, D) and out.is_contiguous(), "splits 2^n, out [T, NH, D]"
-    block_t = max(16 // G, 1) if max_q == 1 else max(64 // G, 1)
+    block_t = max(16 // G, 1) if max_q == 1 else max(128 // G, 1)
     grid = (B, triton.cdiv(max_q, block_t), nkv * splits)
     part, ml, cnt = out, out, out  # unused when splits == 1
     if splits > 1:  # fp32 partials, their (m, l), and a count per (sequence, query block, kv head) for the last split
@@ -81,10 +81,10 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
         ml = torch.empty((splits, T, nh, 2), device=qkv.device, dtype=torch.float32)
         cnt = torch.zeros(B * grid[1] * nkv, device=qkv.device, dtype=torch.int32) if counters is None else counters
         assert cnt.numel() >= B * grid[1] * nkv and cnt.dtype == torch.int32
-    # BLOCK_T * G query rows >= 16 for tl.dot. Decode: 2 stages, 128-key tiles where a program reads 128+ keys (a
-    # window, one split). cookbook/bench_attention.py, H200, 20b, 1,000 keys, us a layer against 64 keys x 4 stages:
-    # full 4.67 -> 4.04 (b1, 16 splits), 11.38 -> 9.82 (b8), 40.2 -> 36.4 (b64); sliding 3.83 -> 3.13, 9.16 -> 8.16
-    block_n, warps, stages = tiles or ((64, 4, 3) if max_q > 1 else (128 if window or splits == 1 else 64, 4, 2))
+    # BLOCK_T * G query rows >= 16 for tl.dot. Decode (cookbook/bench_attention.py, H200, 1,000 keys): 2 stages, 128-key
+    # tiles where a program reads 128+ keys (a window, one split): full b1 4.67 -> 4.04 us, b64 40.2 -> 36.4. Prefill:
+    # 128 rows, 8 warps: a 4,096-token chunk after 118,784 keys 31.6 -> 23.0 ms a full layer (64 rows, 4 warps; s37)
+    block_n, warps, stages = tiles or ((64, 8, 3) if max_q > 1 else (128 if window or splits == 1 else 64, 4, 2))
     K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, out, part, ml, cnt,
                             qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
                             part.stride(0) if splits > 1 else 0, nh * D, D ** -0.5,

@@ -49,7 +49,8 @@ ATTN = "qkv_ptr:*bf16 kc_ptr:*bf16 vc_ptr:*bf16 bt_ptr:*i32 cu_ptr:*i32 start_pt
        "out_ptr:*bf16 part_ptr:*fp32 ml_ptr:*fp32 cnt_ptr:*i32 stride_qt:i32 stride_cr:i32 stride_bb:i32 " \
        "stride_bp:i32 stride_ps:i32 stride_ot:i32 sm_scale:fp32"
 for name, block_t, block_n, splits, window in [("attn_decode", 2, 64, 16, 0), ("attn_decode_128", 2, 128, 1, 128),
-                                               ("attn_prefill", 8, 64, 1, 128)]:  # decode: appended, 2 stages
+                                               ("attn_prefill", 16, 64, 1, 128), ("attn_prefill_full", 16, 64, 1, 0)]:
+    # decode: appended, 2 stages; prefill: 8 warps
     CASES[name] = (K._attention_kernel, *sig(ATTN, NH=64, NKV=8, D=64, G=8, WINDOW=window, PAGE=256,
                                              SPLITS=splits, BLOCK_T=block_t, BLOCK_N=block_n,
                                              APPENDED=block_t == 2, PREC="tf32"))
@@ -71,7 +72,7 @@ for name, gate_up, bm, bn, splits, route, sp in [("moe_True_16", True, 16, 128, 
 
 WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "moe_True_16_route", "moe_True_16_given", "topk", "tiles", "tiles_256",
               "sample"}
-WARPS = {"add_rmsnorm": 32, "sample": 8}  # as model/ops.py launches them where not the default 4 warps, 3 stages
+WARPS = {"add_rmsnorm": 32, "sample": 8, "attn_prefill": 8, "attn_prefill_full": 8}  # as model/ops.py launches them where not the default 4 warps, 3 stages
 STAGES = {"router": 1, "o_proj": 3, "attn_decode": 2, "attn_decode_128": 2}
 
 
