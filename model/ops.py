@@ -83,7 +83,7 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
         assert cnt.numel() >= B * grid[1] * nkv and cnt.dtype == torch.int32
     # BLOCK_T * G query rows >= 16 for tl.dot. Decode (cookbook/bench_attention.py, H200, 1,000 keys): 2 stages, 128-key
     # tiles where a program reads 128+ keys (a window, one split): full b1 4.67 -> 4.04 us, b64 40.2 -> 36.4. Prefill:
-    # 128 rows, 8 warps: a 4,096-token chunk after 118,784 keys 31.6 -> 23.0 ms a full layer (64 rows, 4 warps; s37)
+    # 128 rows, 8 warps: a 4,096-token chunk after 118,784 keys 27.7 -> 23.0 ms a full layer against 64 rows, 4 warps
     block_n, warps, stages = tiles or ((64, 8, 3) if max_q > 1 else (128 if window or splits == 1 else 64, 4, 2))
     K._attention_kernel[grid](qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, out, part, ml, cnt,
                             qkv.stride(0), k_cache.stride(0), block_table.stride(0), block_table.stride(1),
