@@ -72,7 +72,8 @@ for name, gate_up, bm, bn, splits, route, sp in [("moe_True_16", True, 16, 128, 
 
 WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "moe_True_16_route", "moe_True_16_given", "topk", "tiles", "tiles_256",
               "sample"}
-WARPS = {"add_rmsnorm": 32, "sample": 8, "attn_prefill": 8, "attn_prefill_full": 8}  # as model/ops.py launches them where not the default 4 warps, 3 stages
+# as model/ops.py launches them where not the default 4 warps, 3 stages
+WARPS = {"add_rmsnorm": 32, "sample": 8, "attn_prefill": 8, "attn_prefill_full": 8}
 STAGES = {"router": 1, "o_proj": 3, "attn_decode": 2, "attn_decode_128": 2}
 
 
