@@ -61,12 +61,11 @@ def many_point(a, slots):
     eng.stop()
     out_tokens = sum(len(o.token_ids) for o in outs)
     assert out_tokens == a.requests * a.output_len, f"{out_tokens} output tokens, expected {a.requests * a.output_len}"
-    med = lambda xs: statistics.median(xs)  # noqa: E731
     return dict(mode="many", requests=a.requests, prompt_len=a.prompt_len, output_len=a.output_len, max_slots=slots,
                 wall_s=wall, output_tok_s=out_tokens / wall,
                 total_tok_s=(out_tokens + a.requests * a.prompt_len) / wall,
-                median_ttft_s=med(o.metrics["ttft"] for o in outs),
-                median_tpot_ms=med(o.metrics["decode_time"] / (len(o.token_ids) - 1) for o in outs) * 1e3,
+                median_ttft_s=statistics.median(o.metrics["ttft"] for o in outs),
+                median_tpot_ms=statistics.median(o.metrics["decode_time"] / (len(o.token_ids) - 1) for o in outs) * 1e3,
                 startup_s=startup, kv_tokens=eng.kv_tokens)
 
 
