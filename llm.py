@@ -387,14 +387,16 @@ class LLM:
             r.stream.put(err)
 
     def step(self):
-        """One forward pass: a prefill chunk if any admitted prompt is not yet cached, else one decode
-        token for every running sequence."""
+        """One forward pass: a prefill chunk of the admitted prompts not yet cached, or one decode token for
+        every sequence past its prompt. While both wait they take turns, so streams go on through a long prompt."""
         self._admit()
         pending = [r for r in self.running if r.cached < len(r.prompt)]
-        if pending:
+        ready = [r for r in self.running if r.cached >= len(r.prompt)]
+        self._prefilled = bool(pending) and not (ready and self._prefilled)  # True: this step is a prefill chunk
+        if self._prefilled:
             self._prefill(pending)
-        elif self.running:
-            self._decode(list(self.running))
+        elif ready:
+            self._decode(ready)
 
     def _admit(self):
         """FIFO: slots and the pages for prompt + max_tokens are reserved at admission, so a running
@@ -454,17 +456,16 @@ class LLM:
     def _prefill(self, reqs):
         """Packs up to prefill_chunk prompt tokens of several sequences into one varlen step (1,024 when a
         request scores its prompt: its logits are [rows, 201,088] fp32)."""
-        budget = min(self.prefill_chunk, 1024) if any(r.params.prompt_logprobs is not None for r in reqs) \
-            else self.prefill_chunk
+        scoring = any(r.params.prompt_logprobs is not None for r in reqs)
+        budget = min(self.prefill_chunk, 1024) if scoring else self.prefill_chunk
         chunk = []
-        for r in reqs:
-            n = min(len(r.prompt) - r.cached, budget)
-            if n <= 0:
-                break
-            chunk.append((r, n))
-            budget -= n
+        for r in reqs:  # in admission order until the budget is spent
+            if budget > 0:
+                chunk.append((r, min(len(r.prompt) - r.cached, budget)))
+                budget -= chunk[-1][1]
         inp, scored, done = self._prefill_inputs(chunk)
         logits = self.model.forward(inp, self.kv)  # [R, V]
+        self._flush()  # the decode step before this chunk: its tokens go out while the chunk runs
         for r, row0, n in scored:  # each position's log-probability of the prompt token after it
             nxt = r.prompt[r.cached + 1:r.cached + n + 1]
             r.prompt_logprobs = (r.prompt_logprobs or [None]) + _logprobs(logits[row0:row0 + len(nxt)], nxt,
@@ -473,7 +474,7 @@ class LLM:
         tokens = self._sample(rows, [r for r, _ in done]).tolist() if done else []
         for r, n in chunk:
             r.cached += n
-        self._emit([r for r, _ in done], tokens, rows, first=True)
+        self._emit([r for r, _ in done], tokens, rows)
 
     def _prefill_inputs(self, chunk):
         ids, pos, cu, full_rows, ring_rows, logit_rows, scored, done = [], [], [0], [], [], [], [], []
@@ -499,16 +500,13 @@ class LLM:
                          t(logit_rows, torch.int64), max(n for _, n in chunk))
         return inp, scored, done
 
-    def _emit(self, reqs, tokens, logits, first=False):
+    def _emit(self, reqs, tokens, logits):
         """Hands each request its new token, with its log-probabilities when asked for."""
         now = time.perf_counter()
         for i, (r, tok) in enumerate(zip(reqs, tokens)):
             if r.slot < 0:  # finished or aborted while its step ran
                 continue
-            if first:
-                r.t_first = now
-            else:
-                r.cached += 1
+            r.t_first = r.t_first or now
             if r.params.logprobs is not None:
                 r.logprobs = (r.logprobs or []) + _logprobs(logits[i:i + 1], [tok], r.params.logprobs)
             self._append(r, tok)
@@ -563,6 +561,8 @@ class LLM:
         (reqs, host, done, logits), self._pending = self._pending, None
         if done is not None:
             done.synchronize()
+        for r in reqs:
+            r.cached += 1  # the step's input token is in the cache now
         self._emit(reqs, host.tolist(), logits)
 
     def _upload(self, reqs, Bp):
@@ -609,7 +609,7 @@ class LLM:
                            ar=torch.arange(S + 1, dtype=torch.int32, device=dev),  # decode's cu_seqlens
                            table=torch.zeros_like(self.tables[:S]))
         self.buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, S + 1, 32)) if b <= S} | {S})
-        self._last_batch, self._pending = None, None
+        self._last_batch, self._pending, self._prefilled = None, None, False
         cuda = dev.type == "cuda"  # each buffer with the event its copy records, reused every other step
         self._host = [(torch.empty(S, dtype=torch.int64, pin_memory=cuda), torch.cuda.Event() if cuda else None)
                       for _ in range(2)]

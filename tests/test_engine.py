@@ -1,5 +1,6 @@
 """The LLM engine end to end on the tiny checkpoint: greedy tokens against the fp32 reference,
 batching invariance, slots and pages, failures. CPU (interpreter, no graphs) and GPU alike."""
+import random
 import time
 
 import pytest
@@ -59,6 +60,69 @@ def test_batch_invariance_and_more_requests_than_slots(engine):
     late = engine.generate(target, max_tokens=4, ignore_eos=True).result()
     assert late.token_ids == alone
     assert all(len(o.token_ids) == 8 for o in running.result()) and len(list(stream)) == 8
+
+
+def test_decode_steps_go_on_while_a_long_prompt_prefills(engine, reference_model):
+    """Prefill chunks and decode steps take turns: a short request finishes while a long prompt is still being
+    cached (prefill-first scheduling would hold its tokens until then), and both get the tokens they get alone."""
+    short, long = list(range(700, 710)), list(range(2000, 2150))  # 150 tokens: 10 chunks of 16
+    engine.prefill_chunk = 16
+    try:
+        a, b = engine.generate([short, long], max_tokens=4, ignore_eos=True).result()
+    finally:
+        engine.prefill_chunk = 4096
+    assert a.token_ids == reference_model.greedy(short, 4) and b.token_ids == reference_model.greedy(long, 4)
+    assert a.metrics["ttft"] + a.metrics["decode_time"] < b.metrics["ttft"]  # a's last token came before b's first
+
+
+def _rule(tok, pos):  # ints or tensors
+    return (tok * 7 + pos * 13 + 1) % 997
+
+
+class _RuleModel:
+    """Stands in for GptOss in scheduler tests: a row's next token is a fixed function of its input token and
+    position, so a wrong id, position or logit row anywhere in the scheduler changes an output. Reads no cache."""
+
+    def forward(self, inp, kv):
+        ids, pos = inp.ids[inp.logit_rows], inp.pos[inp.logit_rows].long()  # [R]
+        logits = torch.full((ids.shape[0], 201088), -30.0)  # [R, V]
+        logits[torch.arange(ids.shape[0]), _rule(ids, pos)] = 0.0
+        return logits
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scheduler_random_mixes_give_each_request_its_own_tokens(tiny_dir, seed):
+    """Random prompt lengths, chunk sizes, arrivals, stop ids, logprobs and aborts, with too few slots and pages
+    for all at once: each request gets the rule's tokens from its own prompt (a prefix of them if aborted)."""
+    rng = random.Random(seed)
+    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=3, num_pages=12,
+              prefill_chunk=rng.choice([4, 16, 64]))
+    eng.model = _RuleModel()
+    try:
+        reqs = []
+        for _ in range(14):
+            p, n = [rng.randrange(997) for _ in range(rng.randint(1, 60))], rng.randint(1, 12)
+            want = [_rule(p[-1], len(p) - 1)]
+            for i in range(n - 1):
+                want.append(_rule(want[-1], len(p) + i))
+            kw = dict(max_tokens=n, ignore_eos=True, logprobs=rng.choice([None, None, 1]),
+                      prompt_logprobs=rng.choice([None, None, None, 0]))
+            if rng.random() < 0.3:
+                kw["stop_token_ids"] = [rng.choice(want)]
+                want = want[:want.index(kw["stop_token_ids"][0]) + 1]
+            reqs.append((p, want, kw, eng.generate(p, **kw)))
+            if rng.random() < 0.15:
+                eng.abort(reqs[rng.randrange(len(reqs))][3].request_ids[0])
+            time.sleep(rng.random() * 0.05)  # arrivals while others prefill or decode
+        for p, want, kw, fut in reqs:
+            o = fut.result(timeout=300)
+            got = want[:len(o.token_ids)] if o.finish_reason == "abort" else want
+            assert o.token_ids == got, (seed, len(p), kw, o.finish_reason)
+            assert kw["logprobs"] is None or len(o.logprobs or []) == len(o.token_ids)
+            assert kw["prompt_logprobs"] is None or o.finish_reason == "abort" or len(o.prompt_logprobs) == len(p)
+        assert _pool_full(eng) and len(eng.free_pages) == 11
+    finally:
+        eng.stop()
 
 
 def test_sampling_seeded_and_per_request(engine):
