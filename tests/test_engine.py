@@ -75,36 +75,63 @@ def test_decode_steps_go_on_while_a_long_prompt_prefills(engine, reference_model
     assert a.metrics["ttft"] + a.metrics["decode_time"] < b.metrics["ttft"]  # a's last token came before b's first
 
 
-def _rule(tok, pos):  # ints or tensors
-    return (tok * 7 + pos * 13 + 1) % 997
+def _hash(tokens):  # the next token after a context, below 997
+    h = 0
+    for t in tokens:
+        h = (h * 31 + t + 1) % 1000003
+    return h % 997
 
 
-class _RuleModel:
-    """Stands in for GptOss in scheduler tests: a row's next token is a fixed function of its input token and
-    position, so a wrong id, position or logit row anywhere in the scheduler changes an output. Reads no cache."""
+class _CacheModel:
+    """Stands in for GptOss in scheduler tests. It keeps its own K/V: each step stores (token, position) at the rows
+    the scheduler gives (prefill: full_rows and ring_rows; decode: through the tables, as RoPE does), and a row's next
+    token is a hash of its whole context read back through the block table, with the positions still in the window
+    checked in the ring as the step found it (996 if any row is missing or stale). So a wrong id, position, logit
+    row, page, slot or ring row anywhere in the scheduler changes an output."""
+
+    def __init__(self, page):
+        self.page, self.full, self.ring = page, {}, {}
 
     def forward(self, inp, kv):
-        ids, pos = inp.ids[inp.logit_rows], inp.pos[inp.logit_rows].long()  # [R]
-        logits = torch.full((ids.shape[0], 201088), -30.0, device=ids.device)  # [R, V]
-        logits[torch.arange(ids.shape[0], device=ids.device), _rule(ids, pos)] = 0.0
-        return logits
+        ids, pos, cu, start = (x.tolist() for x in (inp.ids, inp.pos, inp.cu_seqlens, inp.start))
+        table, slot = inp.block_table.tolist(), inp.ring_table[:, 0].tolist()
+        seq, before = [b for b in range(len(cu) - 1) for _ in range(cu[b], cu[b + 1])], dict(self.ring)  # [T]
+        at = lambda b, q: table[b][q // self.page] * self.page + q % self.page  # a position's row, by the table
+        if inp.full_rows is None:  # decode: RoPE finds the rows through the tables
+            full = [at(b, p) for b, p in zip(seq, pos)]
+            rows = [slot[b] * llm.RING + p % llm.RING for b, p in zip(seq, pos)]
+        else:
+            full, rows = inp.full_rows.tolist(), inp.ring_rows.tolist()
+        for tok, p, f, row in zip(ids, pos, full, rows):
+            self.full[f] = (tok, p)
+            self.ring.update({row: (tok, p)} if row >= 0 else {})
+        nxt = []
+        for b, p in zip(seq, pos):
+            ctx = [self.full.get(at(b, q)) for q in range(p + 1)]
+            ok = all(c is not None and c[1] == q for q, c in enumerate(ctx)) and all(
+                before.get(slot[b] * llm.RING + q % llm.RING) == ctx[q] for q in range(max(p - 127, 0), start[b]))
+            nxt.append(_hash([c[0] for c in ctx]) if ok else 996)
+        nxt = torch.tensor(nxt)[inp.logit_rows.cpu() if torch.is_tensor(inp.logit_rows) else inp.logit_rows]  # [R]
+        logits = torch.full((nxt.shape[0], 201088), -30.0)  # [R, V]
+        logits[torch.arange(nxt.shape[0]), nxt] = 0.0
+        return logits.to(inp.ids.device)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_scheduler_random_mixes_give_each_request_its_own_tokens(tiny_dir, seed):
     """Random prompt lengths, chunk sizes, arrivals, stop ids, logprobs and aborts, with too few slots and pages
-    for all at once: each request gets the rule's tokens from its own prompt (a prefix of them if aborted)."""
+    for all at once: each request gets _CacheModel's tokens from its own prompt (a prefix of them if aborted)."""
     rng = random.Random(seed)
-    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=3, num_pages=12,
-              prefill_chunk=rng.choice([4, 16, 64]), cuda_graphs=False)  # graphs would hold the real model
-    eng.model = _RuleModel()
+    eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=3, num_pages=24,
+              prefill_chunk=[4, 16, 64, 200][seed % 4], cuda_graphs=False)  # graphs would hold the real model
+    eng.model = _CacheModel(16)
     try:
         reqs = []
         for _ in range(14):
-            p, n = [rng.randrange(997) for _ in range(rng.randint(1, 60))], rng.randint(1, 12)
-            want = [_rule(p[-1], len(p) - 1)]
-            for i in range(n - 1):
-                want.append(_rule(want[-1], len(p) + i))
+            p, n = [rng.randrange(997) for _ in range(rng.randint(1, 150))], rng.randint(1, 12)
+            want = []
+            for _ in range(n):
+                want.append(_hash(p + want))
             kw = dict(max_tokens=n, ignore_eos=True, logprobs=rng.choice([None, None, 1]),
                       prompt_logprobs=rng.choice([None, None, None, 0]))
             if rng.random() < 0.3:
@@ -120,7 +147,7 @@ def test_scheduler_random_mixes_give_each_request_its_own_tokens(tiny_dir, seed)
             assert o.token_ids == got, (seed, len(p), kw, o.finish_reason)
             assert kw["logprobs"] is None or len(o.logprobs or []) == len(o.token_ids)
             assert kw["prompt_logprobs"] is None or o.finish_reason == "abort" or len(o.prompt_logprobs) == len(p)
-        assert _pool_full(eng) and len(eng.free_pages) == 11
+        assert _pool_full(eng) and len(eng.free_pages) == 23
     finally:
         eng.stop()
 
