@@ -44,9 +44,14 @@ def prompts(n, length, seed):
     return [[rng.randrange(199_000) for _ in range(length)] for _ in range(n)]
 
 
+def prefill_engine(a, length, slots):  # the engine, its prefill compiled by a prompt of two chunks (or `length`)
+    eng, startup = engine(a.model, a.tokenizer, max_slots=slots, prefill_chunk=a.prefill_chunk)
+    eng.generate(prompts(1, min(2 * eng.prefill_chunk + 7, length), 1)[0], max_tokens=2).result()
+    return eng, startup
+
+
 def ttft_point(a, length):
-    eng, startup = engine(a.model, a.tokenizer, max_slots=a.max_slots[0], prefill_chunk=a.prefill_chunk)
-    eng.generate(prompts(1, min(2 * eng.prefill_chunk + 7, length), 1)[0], max_tokens=2).result()  # compiles prefill
+    eng, startup = prefill_engine(a, length, a.max_slots[0])
     p = prompts(1, length, 2)[0]
     t0 = time.perf_counter()
     out = eng.generate(p, max_tokens=1, ignore_eos=True).result()
@@ -75,9 +80,7 @@ def many_point(a, slots):
 
 
 def pause_point(a, length):
-    slots = max(a.max_slots[0], a.streams + 1)
-    eng, startup = engine(a.model, a.tokenizer, max_slots=slots, prefill_chunk=a.prefill_chunk)
-    eng.generate(prompts(1, min(2 * eng.prefill_chunk + 7, length), 1)[0], max_tokens=2).result()  # compiles prefill
+    eng, startup = prefill_engine(a, length, max(a.max_slots[0], a.streams + 1))
     times, done = [[] for _ in range(a.streams)], threading.Event()
 
     def stream(i, p):  # leaving the loop closes the generator, which aborts the request
@@ -87,7 +90,8 @@ def pause_point(a, length):
                 break
 
     threads = [threading.Thread(target=stream, args=(i, p)) for i, p in enumerate(prompts(a.streams, a.prompt_len, 3))]
-    [t.start() for t in threads]
+    for t in threads:
+        t.start()
     while min(len(t) for t in times) < 16 and all(t.is_alive() for t in threads):
         time.sleep(0.01)
     t0 = time.perf_counter()
@@ -96,7 +100,8 @@ def pause_point(a, length):
     while any(t.is_alive() and ts[-1] <= t1 for t, ts in zip(threads, times)):  # a token after t1 closes the gap
         time.sleep(0.01)
     done.set()
-    [t.join() for t in threads]
+    for t in threads:
+        t.join()
     eng.stop()
     gaps = [(y - x, x, y) for ts in times for x, y in zip(ts, ts[1:])]  # (gap, from, to)
     assert all(len(ts) < a.output_len for ts in times), "a stream ended before the prefill did: raise --output-len"
