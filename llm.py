@@ -153,7 +153,7 @@ def _gather_futures(futures):
 
 class LLM:
     def __init__(self, model, *, dtype=None, load_format="auto", device=None, max_slots=256, max_model_len=None,
-                 page_size=256, num_pages=None, gpu_memory_utilization=0.9, prefill_chunk=4096, cuda_graphs=None,
+                 page_size=256, num_pages=None, gpu_memory_utilization=0.9, prefill_chunk=8192, cuda_graphs=None,
                  tokenizer=None, seed=0):
         """model: a checkpoint directory (config.json + safetensors; config.json alone with load_format="dummy").
         dtype: torch.bfloat16 (default on CUDA) or torch.float32 (verification; default on the CPU).

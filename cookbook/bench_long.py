@@ -122,7 +122,7 @@ def main():
     ap.add_argument("--output-len", type=int, default=1000)
     ap.add_argument("--max-slots", nargs="+", type=int, default=[256])
     ap.add_argument("--streams", type=int, default=8)
-    ap.add_argument("--prefill-chunk", type=int, default=4096)
+    ap.add_argument("--prefill-chunk", type=int, default=8192)  # the engine's default
     ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
     ap.add_argument("--out", default="")
     ap.add_argument("--commit", default="", help="recorded when git is not there (the GPU machine)")

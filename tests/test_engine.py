@@ -66,11 +66,11 @@ def test_decode_steps_go_on_while_a_long_prompt_prefills(engine, reference_model
     """Prefill chunks and decode steps take turns: a short request finishes while a long prompt is still being
     cached (prefill-first scheduling would hold its tokens until then), and both get the tokens they get alone."""
     short, long = list(range(700, 710)), list(range(2000, 2150))  # 150 tokens: 10 chunks of 16
-    engine.prefill_chunk = 16
+    chunk, engine.prefill_chunk = engine.prefill_chunk, 16
     try:
         a, b = engine.generate([short, long], max_tokens=4, ignore_eos=True).result()
     finally:
-        engine.prefill_chunk = 4096
+        engine.prefill_chunk = chunk
     assert a.token_ids == reference_model.greedy(short, 4) and b.token_ids == reference_model.greedy(long, 4)
     assert a.metrics["ttft"] + a.metrics["decode_time"] < b.metrics["ttft"]  # a's last token came before b's first
 
@@ -446,11 +446,11 @@ def test_chat_stream_with_a_stop_string_matches_chat(engine):
 
 def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
     p = list(range(400, 550))  # 150 tokens, scored over 3 prefill chunks of 64
-    engine.prefill_chunk = 64
+    chunk, engine.prefill_chunk = engine.prefill_chunk, 64
     try:
         out = engine.generate(p, max_tokens=3, ignore_eos=True, logprobs=2, prompt_logprobs=1).result()
     finally:
-        engine.prefill_chunk = 4096
+        engine.prefill_chunk = chunk
     ref = torch.log_softmax(reference_model.logits(p + out.token_ids), -1)  # [T, V]
     assert out.prompt_logprobs[0] is None and len(out.prompt_logprobs) == len(p)
     for i in range(1, len(p)):
