@@ -2,7 +2,7 @@
 (model/gpt_oss.py): rotate q and k in place, then, after attention, append k and v to the cache. Timed here per
 call in a CUDA graph (common.graph_us, 8 distinct buffers), against the bytes each moves:
 - rotate: main's first launch; rotate+append: the same launch writing the cache too (what
-  cookbook/patches/prefill_append.patch does for full layers, whose second launch then goes);
+  docs/runs/s39_prefill_append.patch did for full layers, whose second launch then goes);
 - append all heads: main's second launch (its programs load q's 64 heads too, then store nothing of them);
   append k v heads: the same over a [T, 16, D] view, as the patch does for the sliding layers;
 - rotate at 16-128 head rows a program (ops.rope_kv takes 32: three programs a token, for decode's partials).
