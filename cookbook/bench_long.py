@@ -35,6 +35,7 @@ def engine(model, tokenizer, **options):
     d = Path(tempfile.mkdtemp())
     (d / "config.json").write_text(json.dumps(cfg.to_dict()))
     t0 = time.perf_counter()
+    options = {k: v for k, v in options.items() if v is not None}  # None: the engine's default
     eng = LLM(str(d), load_format="dummy", tokenizer=tokenizer, **options)
     return eng, time.perf_counter() - t0
 
@@ -122,7 +123,7 @@ def main():
     ap.add_argument("--output-len", type=int, default=1000)
     ap.add_argument("--max-slots", nargs="+", type=int, default=[256])
     ap.add_argument("--streams", type=int, default=8)
-    ap.add_argument("--prefill-chunk", type=int, default=8192)  # the engine's default
+    ap.add_argument("--prefill-chunk", type=int, default=None, help="default: the engine's")
     ap.add_argument("--tokenizer", default=str(ROOT / "shared/data/o200k_base.tiktoken"))
     ap.add_argument("--out", default="")
     ap.add_argument("--commit", default="", help="recorded when git is not there (the GPU machine)")
