@@ -3,7 +3,8 @@
 #   bash cookbook/patches/ab.sh prepare            here (needs git): scratch/ab_main and scratch/ab_NAME per patch,
 #                                                  from HEAD by git archive (docs left out), each patch applied
 #   bash cookbook/patches/ab.sh run [--tests] [POINT ...]   on the device machine (carry "shared" and "scratch"):
-#                                                  POINT = model:batch, or ttft:LEN, pause:LEN, many:SLOTS (below);
+#                                                  POINT = model:batch, or ttft:LEN, pause:LEN, many:SLOTS (below;
+#                                                  20b, or @model after it: ttft:122880@120b);
 #                                                  --tests: each patch's GPU tests first
 # run: the tests (up to 2 minutes a patch: a wrong kernel is not worth timing), then cookbook/bench_decode.py per
 # point (median of 3 processes), the trees in turn; $OUT/ab_TREE_MODEL_bBATCH.jsonl, one printed line per run.
@@ -35,13 +36,14 @@ for t in "${trees[@]}"; do
     echo "$t pytest: $(tail -1 "$OUT/ab_${t}_pytest.log")"
 done
 for p in "$@"; do
-    case "${p%%:*}" in  # ttft:LEN, pause:LEN and many:SLOTS run cookbook/bench_long.py on 20b (one run each)
-        ttft|pause) bench=(cookbook/bench_long.py "${p%%:*}" --lengths "${p##*:}") ;;
-        many) bench=(cookbook/bench_long.py many --max-slots "${p##*:}") ;;
-        *) bench=(cookbook/bench_decode.py --model "${p%%:*}" --batch "${p##*:}" --tokens 1000 --runs 3) ;;
+    m=20b; [[ $p == *@* ]] && { m=${p##*@}; p=${p%@*}; }  # ttft:LEN@120b: a long point on another model
+    case "${p%%:*}" in  # ttft:LEN, pause:LEN and many:SLOTS run cookbook/bench_long.py (one run each)
+        ttft|pause) bench=(cookbook/bench_long.py "${p%%:*}" --model "$m" --lengths "${p##*:}") ;;
+        many) bench=(cookbook/bench_long.py many --model "$m" --max-slots "${p##*:}") ;;
+        *) m=; bench=(cookbook/bench_decode.py --model "${p%%:*}" --batch "${p##*:}" --tokens 1000 --runs 3) ;;
     esac
     for t in "${trees[@]}"; do
         (cd "scratch/ab_$t" && timeout 300 python "${bench[@]}" --commit "$(cat COMMIT)" \
-            --out "$OUT/ab_${t}_${p%%:*}_b${p##*:}.jsonl" 2>&1 | tail -1 | sed "s/^/$t /")
+            --out "$OUT/ab_${t}_${p%%:*}${m:+_$m}_b${p##*:}.jsonl" 2>&1 | tail -1 | sed "s/^/$t /")
     done
 done
