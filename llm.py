@@ -54,7 +54,7 @@ class SamplingParams:
                 raise ValueError(f"{field}: {what}, got {getattr(self, field)!r}")
         num = lambda v, kinds=(int, float): isinstance(v, kinds) and not isinstance(v, bool)  # before any comparison
         need(num(self.max_tokens, int) and self.max_tokens >= 1, "max_tokens", "must be an integer >= 1")
-        need(num(self.temperature) and self.temperature >= 0, "temperature", "must be a number >= 0")
+        need(num(self.temperature) and 0 <= self.temperature <= 3.4e38, "temperature", "must be in [0, 3.4e38]")
         need(num(self.top_p) and 0 < self.top_p <= 1, "top_p", "must be a number in (0, 1]")
         need(num(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be an int in [0, {TOP_K_CAP}]")
         need(num(self.min_p) and 0 <= self.min_p <= 1, "min_p", "must be a number in [0, 1]")
@@ -345,7 +345,7 @@ class LLM:
                 break
             try:
                 self.step()
-            except Exception as e:  # fail this step's requests, keep serving the rest
+            except Exception as e:  # fail the running requests (their cache state is unknown), serve the queue on
                 self._fail(list(self.running), e)
         self._take_inbox(block=False)
         for r in list(self.running) + list(self.waiting):

@@ -220,6 +220,8 @@ def test_graph_warm_up_writes_only_the_scratch_slot(engine):
 
 @pytest.mark.parametrize("prompt,kw,match", [([], {}, "empty"), ([1, 2], dict(max_tokens=0), "max_tokens"),
                                              ([1], dict(temperature=-1.0), "temperature"),
+                                             ([1], dict(temperature=10**400), "temperature"),  # not a float32
+                                             ([1], dict(temperature=float("inf")), "temperature"),
                                              ([1], dict(top_p=0.0), "top_p"), ([1], dict(top_p=1.5), "top_p"),
                                              ([1], dict(top_k=-2), "top_k"), ([201088], {}, "vocab"),
                                              ([1] * 10, dict(max_tokens=131070), "context length"),
