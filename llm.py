@@ -163,9 +163,12 @@ class LLM:
         self.dtype = dtype or (torch.bfloat16 if self.device.type == "cuda" else torch.float32)
         if load_format not in ("auto", "dummy"):
             raise ValueError(f"load_format {load_format!r}: use 'auto' or 'dummy'")
+        for name, v in dict(max_slots=max_slots, page_size=page_size, prefill_chunk=prefill_chunk,
+                            num_pages=num_pages, max_model_len=max_model_len).items():  # None: the default
+            if not (type(v) is int and v >= 1 or v is None and name in ("num_pages", "max_model_len")):
+                raise ValueError(f"{name} must be an int >= 1, got {v!r}")
         if self.device.type == "cuda" and torch.cuda.get_device_capability(self.device) < (9, 0):
-            raise RuntimeError(f"{torch.cuda.get_device_name(self.device)} is not a Hopper GPU (compute capability "
-                               "9.0+): the kernels use sm_90 instructions (programmatic dependent launch)")
+            raise RuntimeError(f"{torch.cuda.get_device_name(self.device)} is not a Hopper GPU: the kernels need sm_90")
         self.cfg = cfg = GptOssConfig.from_file(Path(model) / "config.json")
         self.max_model_len = min(max_model_len or cfg.max_position_embeddings, cfg.max_position_embeddings)
         self.tokenizer = Tokenizer.from_dir(model, tokenizer)
@@ -302,9 +305,8 @@ class LLM:
             raise ValueError("prompt is empty")
         if any(not isinstance(i, int) or not 0 <= i < self.cfg.vocab_size for i in ids):
             raise ValueError(f"prompt token ids must be ints in the vocabulary [0, {self.cfg.vocab_size})")
-        if len(ids) + params.max_tokens > self.max_model_len:
-            raise ValueError(f"prompt ({len(ids)} tokens) + max_tokens ({params.max_tokens}) exceeds the "
-                             f"context length {self.max_model_len}")
+        if (n := len(ids) + params.max_tokens) > self.max_model_len:
+            raise ValueError(f"prompt + max_tokens = {n} > context length {self.max_model_len}")
         if self._pages_for(len(ids) + params.max_tokens) * self.page > self.kv_tokens:
             raise ValueError("prompt + max_tokens needs more KV pages than the whole cache holds")
         seed = params.seed if params.seed is not None else random.getrandbits(31)
@@ -414,10 +416,9 @@ class LLM:
             r.t_admit = time.perf_counter()
 
     def _release(self, r):
-        if r in self.running:
-            self.running.remove(r)
-        if r in self.waiting:
-            self.waiting.remove(r)
+        for q in (self.running, self.waiting):
+            if r in q:
+                q.remove(r)
         if r.slot >= 0:
             self.free_slots.append(r.slot)
             self.free_pages.extend(r.pages)
@@ -596,8 +597,7 @@ class LLM:
         return ids, logits
 
     def _splits(self, B):
-        """KV splits for full-attention decode: enough programs to fill 132 SMs at small batch. The
-        CPU interpreter pays per program, so it takes one split."""
+        """Full-attention decode's KV splits: enough programs for 132 SMs at small batch (CPU interpreter: 1)."""
         return 1 if self.device.type == "cpu" else max(1, min(16, 64 // B))
 
     def _static_buffers(self):

@@ -49,7 +49,9 @@ def usage(out):
 
 
 def wants_usage(body):  # stream_options.include_usage: a last chunk with the usage and no choices
-    return bool((body.get("stream_options") or {}).get("include_usage"))
+    if not isinstance(options := body.get("stream_options") or {}, dict):
+        raise ValueError(f"stream_options: must be an object, got {options!r}")
+    return bool(options.get("include_usage"))
 
 
 def primed(gen):  # runs a stream to its first item now: a bad request is a 400, not a 200 with a broken stream
@@ -104,6 +106,12 @@ def completion_chunks(deltas, base, include_usage=False):
     yield from [{**base, "choices": [], "usage": usage(d.output)}] if include_usage else []
 
 
+def messages_of(body):  # one conversation: the engine's chat also takes a list of them, which this API does not
+    if not isinstance(body["messages"], list) or not all(isinstance(m, dict) for m in body["messages"]):
+        raise ValueError("messages: must be a list of message objects")
+    return body["messages"]
+
+
 def tools_for(body):  # tool_choice: "auto" (the default) or "none" (the tools are not shown to the model)
     choice = body.get("tool_choice") or "auto"
     if choice not in ("auto", "none"):
@@ -135,11 +143,11 @@ def build_app(engine, model_name="gpt-oss"):
             if (refused := check(body)) is not None:
                 return refused
             if body.get("stream"):
-                items = primed(engine.chat_stream(body["messages"], effort, tools, params))
+                items = primed(engine.chat_stream(messages_of(body), effort, tools, params))
                 return StreamingResponse(sse(chat_chunks(items, model_name, rid, wants_usage(body))),
                                          media_type="text/event-stream")
-            out = engine.chat(body["messages"], effort, tools, params).result()
-        except (ValueError, KeyError, TypeError) as e:
+            out = engine.chat(messages_of(body), effort, tools, params).result()
+        except (ValueError, KeyError, TypeError, AttributeError) as e:  # bad fields deep in messages, tools
             return bad_request(e)
         return chat_response(out, model_name, rid)
 
@@ -158,7 +166,7 @@ def build_app(engine, model_name="gpt-oss"):
                 return StreamingResponse(sse(completion_chunks(deltas, base, wants_usage(body))),
                                          media_type="text/event-stream")
             outs = engine.generate(body["prompt"], params).result()
-        except (ValueError, KeyError, TypeError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
             return bad_request(e)
         outs = outs if isinstance(outs, list) else [outs]  # a list of prompts: a choice each, in order
         total = {k: sum(usage(o)[k] for o in outs) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}

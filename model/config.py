@@ -1,7 +1,7 @@
 """One dataclass mirroring config.json, checked once."""
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 
@@ -35,20 +35,20 @@ class GptOssConfig:
             if not ok:
                 raise ValueError(f"config.json: {what}")
         need(self.model_type == "gpt_oss", f"model_type {self.model_type!r} is not 'gpt_oss'")
-        qm = (self.quantization_config or {}).get("quant_method")
+        qm = self.quantization_config.get("quant_method") if isinstance(self.quantization_config, dict) else None
         need(qm == "mxfp4", f"quantization method {qm!r}: this engine runs MXFP4 experts only")
-        rs = self.rope_scaling or {}
-        need(rs.get("rope_type", rs.get("type")) == "yarn", f"rope_scaling {rs!r} is not yarn")
+        rs = self.rope_scaling if isinstance(self.rope_scaling, dict) else {}
+        need(rs.get("rope_type", rs.get("type")) == "yarn", f"rope_scaling {self.rope_scaling!r} is not yarn")
+        bad = [f.name for f in fields(self) if f.type is int and (type(v := getattr(self, f.name)) is not int or v < 1)]
+        need(not bad, f"{', '.join(bad)}: not an int >= 1")
         need(self.head_dim in (32, 64, 128), f"head_dim {self.head_dim} not in (32, 64, 128)")
-        need(self.num_attention_heads % self.num_key_value_heads == 0,
-             "num_attention_heads must be a multiple of num_key_value_heads")
-        need(self.hidden_size % 32 == 0 and self.intermediate_size % 32 == 0,
-             "hidden_size and intermediate_size must be multiples of 32 (MXFP4 groups)")
+        g, rem = divmod(self.num_attention_heads, self.num_key_value_heads)  # g query heads a KV head: a tl.arange
+        need(rem == 0 and g & (g - 1) == 0, "num_attention_heads / num_key_value_heads must be a power of 2")
+        need(self.hidden_size % 32 == self.intermediate_size % 32 == 0, "hidden_size, intermediate_size: not 32 x n")
         need(0 < self.num_experts_per_tok <= self.num_local_experts, "num_experts_per_tok out of range")
         need(self.sliding_window == 128, f"sliding_window {self.sliding_window}: the ring buffer is 128")
         if self.layer_types is None:  # OpenAI's rule: even layers slide
-            self.layer_types = ["sliding_attention" if i % 2 == 0 else "full_attention"
-                                for i in range(self.num_hidden_layers)]
+            self.layer_types = [("full" if i % 2 else "sliding") + "_attention" for i in range(self.num_hidden_layers)]
         need(len(self.layer_types) == self.num_hidden_layers, "layer_types length != num_hidden_layers")
         need(set(self.layer_types) <= {"sliding_attention", "full_attention"}, "unknown layer_types entry")
 

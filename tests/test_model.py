@@ -44,7 +44,12 @@ def test_single_file_and_shape_check(tiny_dir, tmp_path):
 
 @pytest.mark.parametrize("field,value,match", [("model_type", "llama", "model_type"),
                                                ("quantization_config", {"quant_method": "fp8"}, "quantization"),
-                                               ("num_key_value_heads", 3, "multiple"),
+                                               ("num_key_value_heads", 3, "power of 2"),
+                                               ("num_attention_heads", 6, "power of 2"),  # 3 a KV head
+                                               ("num_key_value_heads", 0, "num_key_value_heads"),
+                                               ("hidden_size", "128", "hidden_size"), ("vocab_size", -1, "vocab_size"),
+                                               ("rope_scaling", [32.0], "rope_scaling"),
+                                               ("quantization_config", "mxfp4", "quantization"),
                                                ("sliding_window", 256, "sliding_window")])
 def test_config_rejects_what_it_cannot_run(tmp_path, field, value, match):
     raw = tiny_config().to_dict()

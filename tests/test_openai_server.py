@@ -98,11 +98,19 @@ def test_completions_take_a_list_of_prompts(client):
     (dict(max_tokens=10**6, stream=True), "context length"),  # a 400 before the stream starts
     (dict(n=2), "n: not supported"), (dict(logprobs=True), "logprobs"),
     (dict(top_p="0.5"), "top_p"), (dict(tool_choice="required"), "tool_choice"),
+    (dict(stream=True, stream_options=5), "stream_options"),  # was a 500
 ])
 def test_bad_chat_requests_are_400s_naming_the_field(client, kw, match):
     with pytest.raises(openai.BadRequestError, match=match) as e:
         client.chat.completions.create(model="gpt-oss", messages=[{"role": "user", "content": "Hi"}], **kw)
     assert e.value.body["param"] == match.split(":")[0].split()[0] or match == "context length"
+
+
+@pytest.mark.parametrize("messages", [[[{"role": "user", "content": "Hi"}]],  # a list of conversations
+                                      [{"role": "assistant", "tool_calls": ["f"]}, {"role": "user", "content": "Hi"}]])
+def test_malformed_messages_are_400s(client, messages):  # both were 500s, the first after generating
+    with pytest.raises(openai.BadRequestError):
+        client.chat.completions.create(model="gpt-oss", messages=messages, max_tokens=2)
 
 
 def test_unknown_model_is_a_404_and_a_bad_body_a_400(client):
