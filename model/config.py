@@ -27,8 +27,8 @@ class GptOssConfig:
     layer_types: list = None
     model_type: str = "gpt_oss"
     quantization_config: dict = field(default_factory=lambda: dict(quant_method="mxfp4"))
-    eos_token_id: int = 200002
-    pad_token_id: int = 199999
+    eos_token_id: int | list = 200002  # unused (the stop ids are the tokenizer's); a list in some configs
+    pad_token_id: int | None = 199999
 
     def __post_init__(self):
         def need(ok, what):

@@ -59,6 +59,12 @@ def test_config_rejects_what_it_cannot_run(tmp_path, field, value, match):
         GptOssConfig.from_file(tmp_path / "config.json")
 
 
+def test_config_takes_an_eos_list_and_a_null_pad(tmp_path):  # fields the engine does not read, not checked as ints
+    raw = {**tiny_config().to_dict(), "eos_token_id": [200002, 199999, 200012], "pad_token_id": None}
+    (tmp_path / "config.json").write_text(json.dumps(raw))
+    assert GptOssConfig.from_file(tmp_path / "config.json").eos_token_id == [200002, 199999, 200012]
+
+
 def test_experts_stay_4bit(tiny_dir):
     cfg = GptOssConfig.from_file(tiny_dir / "config.json")
     _, layers = load_weights(tiny_dir, cfg, "cpu", torch.bfloat16)
