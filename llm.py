@@ -307,7 +307,7 @@ class LLM:
             raise ValueError(f"prompt token ids must be ints in the vocabulary [0, {self.cfg.vocab_size})")
         if (n := len(ids) + params.max_tokens) > self.max_model_len:
             raise ValueError(f"prompt + max_tokens = {n} > context length {self.max_model_len}")
-        if self._pages_for(len(ids) + params.max_tokens) * self.page > self.kv_tokens:
+        if self._pages_for(n) * self.page > self.kv_tokens:
             raise ValueError("prompt + max_tokens needs more KV pages than the whole cache holds")
         seed = params.seed if params.seed is not None else random.getrandbits(31)
         return Request(next(self.ids), ids, params, Future(), seed)

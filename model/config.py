@@ -45,7 +45,7 @@ class GptOssConfig:
         g, rem = divmod(self.num_attention_heads, self.num_key_value_heads)  # g query heads a KV head: a tl.arange
         need(rem == 0 and g & (g - 1) == 0, "num_attention_heads / num_key_value_heads must be a power of 2")
         need(self.hidden_size % 32 == self.intermediate_size % 32 == 0, "hidden_size, intermediate_size: not 32 x n")
-        need(0 < self.num_experts_per_tok <= self.num_local_experts, "num_experts_per_tok out of range")
+        need(self.num_experts_per_tok <= self.num_local_experts, "num_experts_per_tok out of range")  # and >= 1 above
         need(self.sliding_window == 128, f"sliding_window {self.sliding_window}: the ring buffer is 128")
         if self.layer_types is None:  # OpenAI's rule: even layers slide
             self.layer_types = [("full" if i % 2 else "sliding") + "_attention" for i in range(self.num_hidden_layers)]
