@@ -4,6 +4,7 @@ loads and stores). At ~4.8 ALU ops per byte an H200 SM can keep up with 3.5 TB/s
 
     python cookbook/sass_count.py                # every kernel: instructions, registers, spills
     python cookbook/sass_count.py --moe 16 128 4 3   # BLOCK_M BLOCK_N warps stages: the loop, per byte
+    python cookbook/sass_count.py --attention 16 8 3 128   # prefill BLOCK_T warps stages register cap (0: none)
 """
 import argparse
 import collections
@@ -26,12 +27,12 @@ PIPES = dict(ALU="LOP3 SHF PRMT IADD3 ISETP SEL LEA SGXT VIMNMX F2FP VIADD FSEL 
              FMA="IMAD FFMA FMUL FADD HMUL2 HFMA2 HADD2 IMUL".split(), MEM="LDS STS LDG LDSM STG LDGSTS".split())
 
 
-def sass(fn, signature, consts, warps, stages):
+def sass(fn, signature, consts, warps, stages, maxnreg=0):
     sig = {k: v for k, v in signature.items() if v != "constexpr"}
     attrs = {(i,): [["tt.divisibility", 16]] for i, (k, v) in enumerate(signature.items())
              if v.startswith("*") or k.startswith("stride") or k in ("N", "K")}  # as a real launch specializes
     k = triton.compile(triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts, attrs=attrs),
-                       target=GPUTarget("cuda", 90, 32), options=dict(num_warps=warps, num_stages=stages))
+                       target=GPUTarget("cuda", 90, 32), options=dict(num_warps=warps, num_stages=stages, **dict(maxnreg=maxnreg) if maxnreg else {}))
     path = Path(tempfile.mkdtemp()) / "k.cubin"
     path.write_bytes(k.asm["cubin"])
     (path.parent / "k.ptx").write_text(k.asm["ptx"])
@@ -50,31 +51,54 @@ def instructions(text):
         if m:
             out.append((m.group(1), None))
             continue
-        m = re.search(r"/\*[0-9a-f]{4,6}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)[^;]*;", line)
+        m = re.search(r"/\*[0-9a-f]{4,6}\*/\s+(?:@!?U?P\w+\s+)?(WARPGROUP\.\w+|[A-Z][A-Z0-9_]*)[^;]*;", line)
         if m:
             out.append((line.split("BRA")[-1].strip(" `();") if "BRA" in line else None, m.group(1)))
     return out
 
 
-def main_loop(ins):
-    """Opcode counts of the longest backward-branch loop."""
-    at, ops, best = {}, [], collections.Counter()
+def loops(ins):
+    """The opcodes of each backward-branch loop, in program order."""
+    at, ops = {}, []
     for lab, op in ins:
         if op is None:
             at[lab] = len(ops)
         else:
             ops.append((lab, op))
-    for i, (target, op) in enumerate(ops):
-        if op == "BRA" and at.get(target, i + 1) <= i and i + 1 - at[target] > sum(best.values()):
-            best = collections.Counter(o for _, o in ops[at[target]:i + 1])
-    return best
+    return [[o for _, o in ops[at[t]:i + 1]] for i, (t, op) in enumerate(ops) if op == "BRA" and at.get(t, i + 1) <= i]
+
+
+def main_loop(ins):
+    """Opcode counts of the longest backward-branch loop."""
+    return collections.Counter(max(loops(ins), key=len, default=[]))
+
+
+def under_mma(loop):
+    """Per HGMMA group (its first HGMMA to its wait, or to the loop's end): the MUFU ops issued while it may run."""
+    out, n = [], None
+    for op in loop:
+        n = 0 if op == "HGMMA" and n is None else n
+        if op == "WARPGROUP.DEPBAR" and n is not None:
+            out, n = out + [n], None
+        n = n + (op == "MUFU") if n is not None else None
+    return out + ([f"{n} to the loop's end"] if n is not None else [])
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--moe", nargs=4, type=int, metavar=("BLOCK_M", "BLOCK_N", "WARPS", "STAGES"))
+    ap.add_argument("--attention", nargs=4, type=int, metavar=("BLOCK_T", "WARPS", "STAGES", "MAXNREG"))
     a = ap.parse_args()
-    if a.moe:
+    if a.attention:  # the full layer's prefill: its loops (cache / chunk keys, whole / masked tiles), 64-key tiles
+        bt, warps, stages, cap = a.attention
+        fn, signature, consts = TC.CASES["attn_prefill_full"]
+        text, regs = sass(fn, signature, dict(consts, BLOCK_T=bt), warps, stages, cap)
+        print(f"prefill attention BLOCK_T {bt}, {warps} warps, {stages} stages, cap {cap}: {regs} registers, "
+              f"{sum(op == 'STL' for _, op in instructions(text))} spill stores")
+        for loop in loops(instructions(text)):
+            print(f"  loop of {len(loop)}: MUFU {loop.count('MUFU')}, HGMMA {loop.count('HGMMA')}, "
+                  f"MUFU under each HGMMA group {under_mma(loop)}")
+    elif a.moe:
         bm, bn, warps, stages = a.moe
         fn, signature, consts = TC.CASES["moe_True_16"]
         text, regs = sass(fn, signature, dict(consts, BLOCK_M=bm, BLOCK_N=bn), warps, stages)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B of main against each prepared patch. Two steps, both from the repository root:
-#   bash cookbook/patches/ab.sh prepare            here (needs git): scratch/ab_main and scratch/ab_NAME per patch,
-#                                                  from HEAD by git archive (docs left out), each patch applied
+#   bash cookbook/patches/ab.sh prepare [NAME ...] here (needs git): scratch/ab_main and scratch/ab_NAME per patch
+#                                                  (every one, or those named), from HEAD by git archive (docs left
+#                                                  out), each patch applied
 #   bash cookbook/patches/ab.sh run [--tests] [POINT ...]   on the device machine (carry "shared" and "scratch"):
 #                                                  POINT = model:batch, or ttft:LEN, pause:LEN, many:SLOTS (below;
 #                                                  20b, or @model after it: ttft:122880@120b);
@@ -13,8 +14,9 @@
 set -uo pipefail
 R=$(pwd); OUT=${OUT:-$R/scratch/ab_out}
 if [ "${1:-}" = prepare ]; then
-    trees=(main)
-    for p in cookbook/patches/*.patch; do trees+=("$(basename "$p" .patch)"); done
+    shift; trees=(main "$@")
+    [ $# -gt 0 ] || for p in cookbook/patches/*.patch; do trees+=("$(basename "$p" .patch)"); done
+    for d in scratch/ab_*/; do [ -f "$d/COMMIT" ] && rm -rf "$d"; done  # the trees of an earlier prepare
     for t in "${trees[@]}"; do
         rm -rf "scratch/ab_$t" && mkdir -p "scratch/ab_$t"
         git archive HEAD | tar -x -C "scratch/ab_$t" --exclude=docs
