@@ -167,6 +167,8 @@ class LLM:
                             num_pages=num_pages, max_model_len=max_model_len).items():  # None: the default
             if not (type(v) is int and v >= 1 or v is None and name in ("num_pages", "max_model_len")):
                 raise ValueError(f"{name} must be an int >= 1, got {v!r}")
+        if not (type(gpu_memory_utilization) in (int, float) and 0 < gpu_memory_utilization <= 1):
+            raise ValueError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r}")
         if self.device.type == "cuda" and torch.cuda.get_device_capability(self.device) < (9, 0):
             raise RuntimeError(f"{torch.cuda.get_device_name(self.device)} is not a Hopper GPU: the kernels need sm_90")
         self.cfg = cfg = GptOssConfig.from_file(Path(model) / "config.json")

@@ -39,8 +39,11 @@ class GptOssConfig:
         need(qm == "mxfp4", f"quantization method {qm!r}: this engine runs MXFP4 experts only")
         rs = self.rope_scaling if isinstance(self.rope_scaling, dict) else {}
         need(rs.get("rope_type", rs.get("type")) == "yarn", f"rope_scaling {self.rope_scaling!r} is not yarn")
-        bad = [f.name for f in fields(self) if f.type is int and (type(v := getattr(self, f.name)) is not int or v < 1)]
-        need(not bad, f"{', '.join(bad)}: not an int >= 1")
+        num = lambda t, v: type(v) is int and v >= 1 if t is int else type(v) in (int, float) and 0 < v < math.inf
+        bad = [f.name for f in fields(self) if f.type in (int, float) and not num(f.type, getattr(self, f.name))]
+        need(not bad, f"{', '.join(bad)}: not a number > 0 (sizes: an int >= 1)")
+        yarn = ("factor", "beta_fast", "beta_slow", "original_max_position_embeddings")  # gpt_oss.yarn_cos_sin's
+        need(all(num(float, rs.get(k)) for k in yarn), f"rope_scaling needs {', '.join(yarn)} > 0, got {rs!r}")
         need(self.head_dim in (32, 64, 128), f"head_dim {self.head_dim} not in (32, 64, 128)")
         g, rem = divmod(self.num_attention_heads, self.num_key_value_heads)  # g query heads a KV head: a tl.arange
         need(rem == 0 and g & (g - 1) == 0, "num_attention_heads / num_key_value_heads must be a power of 2")

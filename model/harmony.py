@@ -89,13 +89,11 @@ def _ts(schema, indent: str) -> str:
         return " | ".join(f'"{s}"' for s in enum if isinstance(s, str)) or "string"
     if ty == "array":
         return _ts(schema["items"], indent) + "[]" if "items" in schema else "Array<any>"
-    return {"number": "number", "integer": "number", "boolean": "boolean"}.get(ty, "any") if isinstance(ty, str) \
-        else "any"
+    return {"number": "number", "integer": "number", "boolean": "boolean"}.get(ty if isinstance(ty, str) else "", "any")
 
 
 def _ts_object(schema, indent: str) -> str:
-    out = f"{indent}// {schema['description']}\n" if isinstance(schema.get("description"), str) else ""
-    out += "{\n"
+    out = (f"{indent}// {schema['description']}\n" if isinstance(schema.get("description"), str) else "") + "{\n"
     props, req = schema.get("properties"), schema.get("required")
     required = {r for r in req if isinstance(r, str)} if isinstance(req, list) else set()
     for key, val in (props.items() if isinstance(props, dict) else []):
@@ -111,8 +109,7 @@ def _ts_object(schema, indent: str) -> str:
             out += _ts_one_of_prop(key, val, indent)
             continue
         out += f"{indent}{key}: " + _typed(val, indent + "    ") + ","
-        out += f" // default: {_default(val)}" if _has(val, "default") and not _has(val, "oneOf") else ""
-        out += "\n"
+        out += (f" // default: {_default(val)}" if _has(val, "default") and not _has(val, "oneOf") else "") + "\n"
     return out + f"{indent}}}"
 
 
@@ -177,8 +174,8 @@ def _assistant(m: dict, call_names: dict) -> list[_Msg]:
     if content or not (out or calls):  # text beside tool calls is a preamble: commentary channel
         out.append(_Msg("assistant", content, "commentary" if calls else "final"))
     for call in calls:
-        fn = call.get("function") or call
-        if not fn.get("name"):
+        fn = (call.get("function") or call) if isinstance(call, dict) else None  # OpenAI's form, or bare
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
             raise ValueError(f"assistant tool call without a function name: {call!r}")
         args, call_names[call.get("id")] = fn.get("arguments", "{}"), fn["name"]
         args = args if isinstance(args, str) else json.dumps(args)
@@ -201,7 +198,7 @@ def _convert(messages) -> tuple[str, list[_Msg]]:
             out += _assistant(m, call_names)
         elif role == "tool":
             name = m.get("name") or call_names.get(m.get("tool_call_id"))
-            if not name:
+            if not isinstance(name, str) or not name:
                 raise ValueError(f"tool message without a name or known tool_call_id: {m!r}")
             author = name if name.startswith("functions.") else f"functions.{name}"
             out.append(_Msg(author, _text(m.get("content")), "commentary", "assistant"))

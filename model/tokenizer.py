@@ -37,10 +37,8 @@ def _special_tokens(overrides: dict[int, str] | None = None) -> dict[str, int]:
 def _unicode_to_byte() -> dict[str, int]:
     """Inverse of GPT-2's byte-to-unicode table used by byte-level BPE vocabularies."""
     printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    table = {chr(b): b for b in printable}
-    others = [b for b in range(256) if b not in printable]
-    table.update({chr(256 + k): b for k, b in enumerate(others)})
-    return table
+    others = [b for b in range(256) if b not in printable]  # mapped to chr(256 + k), in order
+    return {**{chr(b): b for b in printable}, **{chr(256 + k): b for k, b in enumerate(others)}}
 
 
 class Tokenizer:
@@ -48,8 +46,7 @@ class Tokenizer:
         self.enc = tiktoken.Encoding(name="o200k_harmony", pat_str=O200K_PATTERN, mergeable_ranks=mergeable_ranks,
                                      special_tokens=special_tokens, explicit_n_vocab=N_VOCAB)
         self.n_vocab: int = self.enc.n_vocab
-        self.special: dict[str, int] = {k: v for k, v in special_tokens.items() if not k.startswith("<|reserved_")}
-        s = self.special
+        self.special = s = {k: v for k, v in special_tokens.items() if not k.startswith("<|reserved_")}  # name: id
         self.start, self.end, self.message = s["<|start|>"], s["<|end|>"], s["<|message|>"]
         self.channel, self.constrain = s["<|channel|>"], s["<|constrain|>"]
         self.return_, self.call, self.endoftext = s["<|return|>"], s["<|call|>"], s["<|endoftext|>"]

@@ -239,7 +239,8 @@ def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
 
 
 @pytest.mark.parametrize("kw", [dict(max_slots=0), dict(prefill_chunk=0), dict(page_size=0), dict(num_pages=1.5),
-                                dict(max_model_len=-5), dict(max_slots=None)])
+                                dict(max_model_len=-5), dict(max_slots=None), dict(gpu_memory_utilization=90),
+                                dict(gpu_memory_utilization=0)])
 def test_bad_engine_arguments_are_refused_by_name(tiny_dir, kw):  # max_slots=0 used to hang every request
     with pytest.raises(ValueError, match=next(iter(kw))):
         LLM(tiny_dir, tokenizer=TIKTOKEN, **kw)

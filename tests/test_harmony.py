@@ -250,6 +250,11 @@ def test_tool_arguments_as_dict_and_tool_name_prefix():
     (dict(messages=[{"role": "assistant", "tool_calls": [{"id": "1", "function": {"arguments": "{}"}}]}]),
      "tool call without a function name"),
     (dict(messages=[{"role": "tool", "tool_call_id": "nope", "content": "x"}]), "tool message without a name"),
+    (dict(messages=[{"role": "tool", "name": 3, "content": "x"}]), "tool message without a name"),
+    # calls that are not dicts raised AttributeError, and a name that is not a string rendered as one
+    (dict(messages=[{"role": "assistant", "tool_calls": ["f"]}]), "tool call without a function name"),
+    (dict(messages=[{"role": "assistant", "tool_calls": [{"function": "f"}]}]), "without a function name"),
+    (dict(messages=[{"role": "assistant", "tool_calls": [{"name": 3}]}]), "without a function name"),
     (dict(messages=[], reasoning_effort="extreme"), "reasoning_effort"),
 ])
 def test_render_errors(kwargs, match):

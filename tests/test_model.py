@@ -50,7 +50,11 @@ def test_single_file_and_shape_check(tiny_dir, tmp_path):
                                                ("hidden_size", "128", "hidden_size"), ("vocab_size", -1, "vocab_size"),
                                                ("rope_scaling", [32.0], "rope_scaling"),
                                                ("quantization_config", "mxfp4", "quantization"),
-                                               ("sliding_window", 256, "sliding_window")])
+                                               ("sliding_window", 256, "sliding_window"),
+                                               ("rope_theta", -1.0, "rope_theta"), ("rms_norm_eps", "1e-5", "rms_norm"),
+                                               ("swiglu_limit", float("nan"), "swiglu_limit"),
+                                               ("rope_scaling", {"rope_type": "yarn", "factor": 32.0}, "beta_fast"),
+                                               ("rope_scaling", {**tiny_config().rope_scaling, "factor": 0}, "factor")])
 def test_config_rejects_what_it_cannot_run(tmp_path, field, value, match):
     raw = tiny_config().to_dict()
     raw[field] = value
