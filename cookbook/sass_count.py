@@ -4,7 +4,7 @@ loads and stores). At ~4.8 ALU ops per byte an H200 SM can keep up with 3.5 TB/s
 
     python cookbook/sass_count.py                # every kernel: instructions, registers, spills
     python cookbook/sass_count.py --moe 16 128 4 3   # BLOCK_M BLOCK_N warps stages: the loop, per byte
-    python cookbook/sass_count.py --attention 16 8 3 128   # prefill BLOCK_T warps stages register cap (0: none)
+    python cookbook/sass_count.py --attention 16 64 8 3 0  # prefill BLOCK_T BLOCK_N warps stages register cap
 """
 import argparse
 import collections
@@ -32,7 +32,8 @@ def sass(fn, signature, consts, warps, stages, maxnreg=0):
     attrs = {(i,): [["tt.divisibility", 16]] for i, (k, v) in enumerate(signature.items())
              if v.startswith("*") or k.startswith("stride") or k in ("N", "K")}  # as a real launch specializes
     k = triton.compile(triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts, attrs=attrs),
-                       target=GPUTarget("cuda", 90, 32), options=dict(num_warps=warps, num_stages=stages, **dict(maxnreg=maxnreg) if maxnreg else {}))
+                       target=GPUTarget("cuda", 90, 32),
+                       options=dict(num_warps=warps, num_stages=stages, **dict(maxnreg=maxnreg) if maxnreg else {}))
     path = Path(tempfile.mkdtemp()) / "k.cubin"
     path.write_bytes(k.asm["cubin"])
     (path.parent / "k.ptx").write_text(k.asm["ptx"])
@@ -87,13 +88,14 @@ def under_mma(loop):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--moe", nargs=4, type=int, metavar=("BLOCK_M", "BLOCK_N", "WARPS", "STAGES"))
-    ap.add_argument("--attention", nargs=4, type=int, metavar=("BLOCK_T", "WARPS", "STAGES", "MAXNREG"))
+    ap.add_argument("--attention", nargs=5, type=int, metavar=("BLOCK_T", "BLOCK_N", "WARPS", "STAGES", "MAXNREG"))
     a = ap.parse_args()
     if a.attention:  # the full layer's prefill: its loops (cache / chunk keys, whole / masked tiles), 64-key tiles
-        bt, warps, stages, cap = a.attention
+        bt, bn, warps, stages, cap = a.attention  # cap 0: ptxas's own choice
         fn, signature, consts = TC.CASES["attn_prefill_full"]
-        text, regs = sass(fn, signature, dict(consts, BLOCK_T=bt), warps, stages, cap)
-        print(f"prefill attention BLOCK_T {bt}, {warps} warps, {stages} stages, cap {cap}: {regs} registers, "
+        text, regs = sass(fn, signature, dict(consts, BLOCK_T=bt, BLOCK_N=bn), warps, stages, cap)
+        print(f"prefill attention BLOCK_T {bt}, BLOCK_N {bn}, {warps} warps, {stages} stages, cap {cap}: {regs} "
+              f"registers, "
               f"{sum(op == 'STL' for _, op in instructions(text))} spill stores")
         for loop in loops(instructions(text)):
             print(f"  loop of {len(loop)}: MUFU {loop.count('MUFU')}, HGMMA {loop.count('HGMMA')}, "
