@@ -13,6 +13,7 @@ compute the same attention).
 import argparse
 import importlib.util
 import json
+import time
 from pathlib import Path
 
 import torch
@@ -83,7 +84,8 @@ def main():
                 diff = None if ref is None else (out.float() - ref.float()).abs().max().item()
                 ref = out if ref is None else ref
                 r = dict(tree=tree, start=start, window=window, chunk=T, config=cfg, us=round(us, 1),
-                         tflops=round(4 * D * NH * pairs / us / 1e6, 1), maxdiff=diff, gpu=torch.cuda.get_device_name())
+                         tflops=round(4 * D * NH * pairs / us / 1e6, 1), maxdiff=diff, gpu=torch.cuda.get_device_name(),
+                         date=time.strftime("%Y-%m-%d %H:%M"))
                 print(json.dumps(r), flush=True)
                 if a.out:
                     with open(a.out, "a") as f:
