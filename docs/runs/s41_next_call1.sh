@@ -9,12 +9,12 @@ nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 # 1. prefill attention alone: main against the next-QK patch, 64- and 32-key tiles (cookbook/patches/README.md)
 timeout 200 python cookbook/bench_prefill_attention.py --trees scratch/ab_main scratch/ab_attn_next_qk \
-    --start 0 118784 --configs 16,64,8,3 16,32,8,3 8,64,4,3,168 --out "$OUT/prefill_attn.jsonl" \
+    --start 0 118784 --configs 16,64,8,3 16,32,8,3 16,32,8,2 8,64,4,3,168 --out "$OUT/prefill_attn.jsonl" \
     > "$OUT/prefill_attn.log" 2>&1
 python -c "
 import json
 for r in map(json.loads, open('$OUT/prefill_attn.jsonl')):
-    print(r['tree'].split('/')[-1], r['start'], r['window'], r['config'], r['us'], 'us', r['tflops'], 'TF/s', r['maxdiff'])
+    print(r['tree'].split('/')[-1], r['start'], r['window'], r['config'], r['us'], 'us', r['tflops'], r['maxdiff'])
 "; echo "t=$(el)"
 # 2. the prefill MoE alone at 1,024 and 4,096 tokens: main against bf16_async (its MMA under the decode)
 for t in main bf16_async; do
