@@ -20,7 +20,13 @@ for r in map(json.loads, open('$OUT/prefill_attn.jsonl')):
 for t in main bf16_async; do
     (cd "scratch/ab_$t" && timeout 100 python cookbook/bench_moe.py --tokens 1024 4096 --out "$OUT/moe_$t.jsonl" \
         > "$OUT/moe_$t.log" 2>&1; echo "$t moe: $(tail -4 "$OUT/moe_$t.log" | tr '\n' ' ')")
-done; echo "t=$(el)"
+done
+# 2b. bf16_async at 128-row tiles (8 warps: 234 instructions a warp-step, 216 registers; main there lost 11% at 4,096
+#     tokens in the thirty-seventh session, with its MMA synchronous)
+(cd scratch/ab_bf16_async && timeout 80 python cookbook/bench_moe.py --tokens 4096 --tiles 256,4,3 256,8,3 \
+    --block-m 128 --out "$OUT/moe_bf16_async_m128.jsonl" > "$OUT/moe_bf16_async_m128.log" 2>&1;
+    echo "bf16_async m128: $(tail -4 "$OUT/moe_bf16_async_m128.log" | tr '\n' ' ')")
+echo "t=$(el)"
 # 3. the kept patch's GPU attention tests, if step 1 shows a gain (a wrong kernel is not worth timing)
 (cd scratch/ab_attn_next_qk && timeout 60 python -m pytest -q -x tests/test_kernels.py -k attention \
     > "$OUT/pytest_attn_next_qk.log" 2>&1; echo "attn_next_qk pytest: $(tail -1 "$OUT/pytest_attn_next_qk.log")")
