@@ -1,5 +1,5 @@
 # The forty-first session's first call for the next session with device time (prepared; not run: no machine was
-# lent). Here, first: `bash cookbook/patches/ab.sh prepare main attn_next_qk bf16_async`; then the device tool:
+# lent). Here, first: `bash cookbook/patches/ab.sh prepare attn_next_qk bf16_async`; then the device tool:
 #   run(command="bash docs/runs/s41_next_call1.sh", carry=["shared", "scratch"], timeout_s=600)
 # Each step has its own limit and writes to $OUT; the step summaries print as they end (t = seconds so far).
 set -u
