@@ -96,7 +96,8 @@ if __name__ == "__main__":
         text, regs = sass(fn, signature, dict(consts, BLOCK_T=bt, BLOCK_N=bn), warps, stages, cap)
         print(f"prefill attention BLOCK_T {bt}, BLOCK_N {bn}, {warps} warps, {stages} stages, cap {cap}: {regs} "
               f"registers, "
-              f"{sum(op == 'STL' for _, op in instructions(text))} spill stores")
+              f"{sum(op == 'STL' for _, op in instructions(text))} spill store instructions (stride_bp as a multiple of 16; "
+              "a launch has 1)")
         for loop in loops(instructions(text)):
             print(f"  loop of {len(loop)}: MUFU {loop.count('MUFU')}, HGMMA {loop.count('HGMMA')}, "
                   f"MUFU under each HGMMA group {under_mma(loop)}")
