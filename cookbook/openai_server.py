@@ -147,7 +147,7 @@ def build_app(engine, model_name="gpt-oss"):
                 return StreamingResponse(sse(chat_chunks(items, model_name, rid, wants_usage(body))),
                                          media_type="text/event-stream")
             out = engine.chat(messages_of(body), effort, tools, params).result()
-        except (ValueError, KeyError, TypeError, AttributeError) as e:  # bad fields deep in messages, tools
+        except (ValueError, KeyError, TypeError) as e:  # bad fields deep in messages, tools
             return bad_request(e)
         return chat_response(out, model_name, rid)
 
@@ -166,7 +166,7 @@ def build_app(engine, model_name="gpt-oss"):
                 return StreamingResponse(sse(completion_chunks(deltas, base, wants_usage(body))),
                                          media_type="text/event-stream")
             outs = engine.generate(body["prompt"], params).result()
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
+        except (ValueError, KeyError, TypeError) as e:
             return bad_request(e)
         outs = outs if isinstance(outs, list) else [outs]  # a list of prompts: a choice each, in order
         total = {k: sum(usage(o)[k] for o in outs) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
