@@ -26,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from common import emit  # noqa: E402  (cookbook/, the script's folder)
 
 
 def engine(model, tokenizer, **options):
@@ -143,10 +144,7 @@ def main():
         r = json.loads(lines[-1][7:]) | dict(model=a.model, commit=a.commit, date=time.strftime("%Y-%m-%d %H:%M"))
         import torch
         r["gpu"] = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
-        print(json.dumps(r), flush=True)
-        if a.out:
-            with open(a.out, "a") as f:
-                f.write(json.dumps(r) + "\n")
+        emit(r, a.out)
 
 
 if __name__ == "__main__":

@@ -12,12 +12,13 @@ compute the same attention).
 """
 import argparse
 import importlib.util
-import json
 import time
 from pathlib import Path
 
 import torch
 import triton
+
+from common import emit  # cookbook/, the script's folder
 
 NH, NKV, D, PAGE, RING = 64, 8, 64, 256, 128
 G = NH // NKV
@@ -86,10 +87,7 @@ def main():
                 r = dict(tree=tree, start=start, window=window, chunk=T, config=cfg, us=round(us, 1),
                          tflops=round(4 * D * NH * pairs / us / 1e6, 1), maxdiff=diff, gpu=torch.cuda.get_device_name(),
                          date=time.strftime("%Y-%m-%d %H:%M"))
-                print(json.dumps(r), flush=True)
-                if a.out:
-                    with open(a.out, "a") as f:
-                        f.write(json.dumps(r) + "\n")
+                emit(r, a.out)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""What the cookbook scripts share: which checkpoint to use, the tokenizer fallback, CUDA-graph timing."""
+"""What the cookbook scripts share: which checkpoint to use, the tokenizer fallback, CUDA-graph timing, result rows."""
+import json
 import sys
 from pathlib import Path
 
@@ -51,3 +52,11 @@ def graph_us(fns, reps=10):
         b.synchronize()
         times.append(a.elapsed_time(b) * 1e3 / reps / len(fns))
     return sorted(times)[2]
+
+
+def emit(row, path=None):
+    """Prints a result row as JSON and appends it to path (JSON lines) when one is given."""
+    print(json.dumps(row), flush=True)
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps(row) + "\n")
