@@ -241,7 +241,7 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
                 N, K, stride_xm, stride_we, stride_wn, stride_se, stride_sn, stride_be, stride_om, stride_tt, E,
                 ROUTE: tl.constexpr, KP: tl.constexpr, EP: tl.constexpr, SP: tl.constexpr, TOPK: tl.constexpr,
                 GATE_UP: tl.constexpr, LIMIT: tl.constexpr, ALPHA: tl.constexpr, BLOCK_M: tl.constexpr,
-                BLOCK_N: tl.constexpr, SPLITS: tl.constexpr, DT: tl.constexpr, PREC: tl.constexpr):
+                BLOCK_N: tl.constexpr, SPLITS: tl.constexpr, PREC: tl.constexpr):
     _pdl(GATE_UP)  # the down's inputs but x (table, order, router weights) are two launches old: it waits at its loop
     pid_t, pid_n, split = tl.program_id(0), tl.program_id(1), tl.program_id(2)
     if ROUTE:  # one token: pair k is the router's k-th expert, picked here from its partials (table_ptr, S splits)
@@ -261,9 +261,8 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     tile = tl.minimum(n // 64, tl.cdiv(N, 64) - 1).to(tl.int64)[:, None]  # rows past N re-read the last tile
     w_ptrs = w_ptr + e.to(tl.int64) * stride_we + tile * stride_wn + (r % 64)[:, None] * 8 + tl.arange(0, 8)[None, :]
     s_ptrs = s_ptr + e.to(tl.int64) * stride_se + tile * stride_sn + (r % 64)[:, None] * 2 + tl.arange(0, 2)[None, :]
-    k, per = tl.arange(0, 64), tl.cdiv(tl.cdiv(K, 64), SPLITS)  # split-K: down splits write their own output rows
-    x_ptrs = x_ptr + xrow[None, :] * stride_xm + k[:, None]
-    k0, k1 = split * per, tl.minimum(tl.cdiv(K, 64), split * per + per)
+    k, x_ptrs = tl.arange(0, 64), x_ptr + xrow[None, :] * stride_xm + tl.arange(0, 64)[:, None]  # [64, BM]
+    k0, k1 = split * tl.cdiv(K, 64) // SPLITS, (split + 1) * tl.cdiv(K, 64) // SPLITS  # split-K, none empty (ops)
     # Triton pipelines no 1-byte loads, so the scales are prefetched one tile ahead by hand
     sc_next = tl.load(s_ptrs + k0 * 128, mask=k0 < k1, other=127).to(tl.int32)  # [BN, 2]
     # the epilogue's inputs, loaded here and first used after the loop (an op on them here would wait for DRAM)
@@ -272,13 +271,14 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
     rw = 0.0 if GATE_UP else (tl.where(rmask, rw1, 0.0) if ROUTE else tl.load(rw_ptr + pair, mask=rmask, other=0.0))
     _pdl(not GATE_UP)
     acc = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+    tl.assume(k1 > k0)  # with x fp16 in memory, the MMA runs asynchronously under the next step's decode
     for kt in range(k0, k1):
         sc = ((sc_next + 14) << 23).to(tl.float32, bitcast=True).to(tl.float16)  # [BN, 2] 2^(s-B-127) * 2^14
         sc_next = tl.load(s_ptrs + (kt + 1) * 128, mask=kt + 1 < k1, other=127).to(tl.int32)
         wf = _fp4x8(tl.reshape(tl.load(w_ptrs + kt * 512), [BLOCK_N * 2, 4]))  # [BN * 2 groups, 32]
         wf = tl.reshape(tl.reshape(wf, [BLOCK_N, 2, 32]) * sc[:, :, None], [BLOCK_N, 64])  # exact: 1 bit x 2^k
         xt = tl.load(x_ptrs + kt * 64, mask=rmask[None, :] & (kt * 64 + k < K)[:, None], other=0.0)  # [64, BM]
-        acc = tl.dot(wf.to(DT), xt.to(DT), acc, input_precision=PREC)
+        acc = tl.dot(wf.to(xt.dtype), xt, acc, input_precision=PREC)  # x from its cp.async buffer: no copy
     if GATE_UP and SPLITS > 1:  # the last split to finish sums all the splits' partials in split order (the
         tid = pid_t * tl.num_programs(1) + pid_n  # same sum whatever order they ran in), then the epilogue
         part = part_ptr + tid.to(tl.int64) * SPLITS * BLOCK_N * BLOCK_M + r[:, None] * BLOCK_M + tl.arange(0, BLOCK_M)

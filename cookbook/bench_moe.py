@@ -53,27 +53,27 @@ def main():
     ap.add_argument("--up-splits", nargs="+", type=int, help="time the gate_up at these K splits (engine tiles)")
     ap.add_argument("--tiles", nargs="+", help="(BLOCK_N,warps,stages) configs to sweep, e.g. 128,4,3 256,4,3 "
                     "(default: 64/128 x 4/8 warps x 3/4/6 stages); with --up/down-splits, the first one")
-    ap.add_argument("--block-m", type=int, help="rows per tile (default: the engine's 16 or 64)")
+    ap.add_argument("--block-m", type=int, help="rows per tile (default: the engine's 16, 64 or 128)")
     ap.add_argument("--chain", action="store_true", help="time routing + gate_up + down per layer (engine tiles)")
     ap.add_argument("--out", help="JSON lines: every config's gate_up and down time at every token count")
     a = ap.parse_args()
     E, H, I, TOPK, dev = a.experts, 2880, 2880, 4, "cuda"
     layers = make_layers(E, H, I)
     b1, b2 = torch.randn(E, 2 * I, device=dev), torch.randn(E, H, device=dev)
-    wr, br = torch.randn(E, H, device=dev, dtype=torch.bfloat16), torch.randn(E, device=dev, dtype=torch.bfloat16)
+    wr, br = torch.randn(E, H, device=dev, dtype=torch.float16), torch.randn(E, device=dev, dtype=torch.bfloat16)
     configs = [tuple(map(int, t.split(","))) for t in a.tiles] if a.tiles else \
         list(itertools.product([64, 128], [4, 8], [3, 4, 6]))
     tiles = configs[0] if a.tiles else None  # for the split timings
     for T in a.tokens:
-        x = torch.randn(T, H, device=dev, dtype=torch.bfloat16)
-        block_m = a.block_m or (16 if T * TOPK <= 16 * E else 64)
+        x = torch.randn(T, H, device=dev, dtype=torch.float16)  # the engine's MoE input in bf16 mode
+        block_m = a.block_m or (16 if T * TOPK <= 16 * E else 64 if T * TOPK <= 128 * E else 128)  # as ops.moe
         table, order, rw = K.moe_route(x, wr, br, TOPK, block_m)
         experts = len(set(table[0].tolist()) - {-1})
         (w1, s1), (w2, s2) = layers[0]
         nbytes1 = experts * (w1[0].numel() * 4 + s1[0].numel())
         nbytes2 = experts * (w2[0].numel() * 4 + s2[0].numel())
         splits = K.down_splits(T, table.shape[1], H, I, x.device)[0]
-        act = torch.empty(T * TOPK, I, device=dev, dtype=torch.bfloat16)
+        act = torch.empty(T * TOPK, I, device=dev, dtype=x.dtype)
         out = torch.empty(T * TOPK * splits, H, device=dev)
         if a.up_splits:
             up = K.k_splits(table.shape[1] * triton.cdiv(2 * I, 128), x.device, 2)  # as model/ops.moe caps it

@@ -24,8 +24,9 @@ a = ap.parse_args()
 E, H, I, dev = a.experts, 2880, 2880, "cuda"
 layers = make_layers(E, H, I)
 b1, b2 = torch.randn(E, 2 * I, device=dev), torch.randn(E, H, device=dev)
-wr, br = torch.randn(E, H, device=dev, dtype=torch.bfloat16), torch.randn(E, device=dev, dtype=torch.bfloat16)
-x = torch.randn(a.tokens, H, device=dev, dtype=torch.bfloat16)
+# fp16 x and router, as the engine runs them in bf16 mode (model/weights.prepare_layer)
+wr, br = torch.randn(E, H, device=dev, dtype=torch.float16), torch.randn(E, device=dev, dtype=torch.bfloat16)
+x = torch.randn(a.tokens, H, device=dev, dtype=torch.float16)
 for rep in range(3):
     for (w1, s1), (w2, s2) in layers:
         ops.moe(x, wr, br, w1, s1, b1, w2, s2, b2, 4, 7.0)

@@ -67,7 +67,8 @@ class GptOss:
         for l, w in enumerate(self.layers):
             x = ops.add_rmsnorm(h, w["ln1"], cfg.rms_norm_eps, delta)
             o = self.attention(l, w, x, inp, kv)  # [T, NH * D]
-            x = ops.add_rmsnorm(h, w["ln2"], cfg.rms_norm_eps, ops.linear(o, w["wo"], w["bo"], upto=64))
+            o = ops.linear(o, w["wo"], w["bo"], upto=64)  # [T, H], or [T, S, H] partials
+            x = ops.add_rmsnorm(h, w["ln2"], cfg.rms_norm_eps, o, w["wr"].dtype)  # the router's dtype
             delta = ops.moe(x, w["wr"], w["br"], w["w1"], w["s1"], w["b1"], w["w2"], w["s2"], w["b2"],
                             cfg.num_experts_per_tok, cfg.swiglu_limit, self.counters)  # [T, k, H]
         x = ops.add_rmsnorm(h, self.norm, cfg.rms_norm_eps, delta)

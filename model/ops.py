@@ -7,7 +7,6 @@ P cache rows, E experts, K in-features, N out-features, A = T * TOPK (token, exp
 import torch
 import torch.nn.functional as F
 import triton
-import triton.language as tl
 
 import kernels as K
 
@@ -16,13 +15,13 @@ def _dot_precision(dtype):  # float32 mode must be exact fp32, not tf32
     return "ieee" if dtype == torch.float32 else "tf32"
 
 
-def add_rmsnorm(h, w, eps, delta=None):
-    """h: [T, H] residual, updated in place when delta ([T, H] or [T, R, H]) is given. Returns norm(h)."""
+def add_rmsnorm(h, w, eps, delta=None, dtype=None):
+    """h: [T, H] residual, updated in place when delta ([T, H] or [T, R, H]) is given. Returns norm(h), in dtype."""
     assert h.dim() == 2 and h.stride(1) == 1 and w.shape == (h.shape[1],)
     if delta is not None:
         delta = delta if delta.dim() == 3 else delta[:, None]  # [T, R, H]
         assert delta.shape[0] == h.shape[0] and delta.shape[2] == h.shape[1] and delta.stride(2) == 1
-    out = torch.empty_like(h)
+    out = torch.empty(h.shape, device=h.device, dtype=dtype or h.dtype)
     d = delta if delta is not None else h[:, None]
     # 32 warps, 4 features per thread, so the row's loads are all in flight: per call at 1 token 2.00 -> 1.44 us,
     # 3.53 -> 2.85 us with 20 partial rows; at 64 tokens 2.81 -> 1.96 (4, 8, 16 warps timed too; H200)
@@ -151,15 +150,15 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
               counters=None):
     E, NB, KT, _, _ = w.shape
     assert w.shape[3:] == (64, 8) and w.dtype == torch.int32 and s.shape == (E, NB, KT + 1, 64, 2)
-    assert s.dtype == torch.uint8 and w.is_contiguous() and s.is_contiguous() and NB * 64 >= n
+    assert s.dtype == torch.uint8 and w.is_contiguous() and s.is_contiguous() and NB * 64 >= n and splits <= KT
     assert triton.cdiv(x.shape[1], 64) == KT and x.stride(1) == 1 and bias.shape == (E, n) and bias.stride(1) == 1
     # (BLOCK_N, warps, stages) from cookbook/bench_moe.py on the H200 (2026-11-29, again 11-30 with 1-64 tokens):
     # (128, 4, 3) is the best or within 5% of it below 64 pairs. From 64 pairs 256 columns: a program's x tile and
     # scales serve twice the weights (5.4 instead of 6.7 instructions per weight byte, cookbook/sass_count.py)
     # where the loop is bound by issue; below, 128 keeps twice the programs (bench_moe.py --tiles, 20b: 16 tokens
-    # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 256 columns
+    # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 64 x 256; 128 x 256 needs 8 warps
     route = table.dim() == 3  # one token: top-k of the router's [1, S, EP] partials, or given in order, rw (SP 0)
-    block_n, warps, stages = tiles or ((256, 4, 3) if not route and order.shape[0] >= 64 else (128, 4, 3))
+    block_n, warps, stages = tiles or ((256, max(4, block_m // 16), 3) if len(order) >= 64 else (128, 4, 3))
     S, EP = table.shape[1:] if route else (1, 16)
     grid = (top_k if route else table.shape[1], triton.cdiv(n, block_n), splits)
     # split gate_up: fp32 partials per (tile, block, split), and per (tile, block) a count that starts at zero
@@ -174,9 +173,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
                       S if route else table.stride(0), E, ROUTE=route, KP=triton.next_power_of_2(top_k), EP=EP,
                       SP=triton.next_power_of_2(S) * (order.dim() == 3), TOPK=top_k, GATE_UP=gate_up, LIMIT=limit,
                       ALPHA=1.702, BLOCK_M=block_m, BLOCK_N=block_n, SPLITS=splits, num_warps=warps, num_stages=stages,
-                      # fp16 operands in bf16 mode: bf16 activations convert exactly, fp16 holds E2M1 exactly
-                      DT=tl.float32 if x.dtype == torch.float32 else tl.float16, PREC=_dot_precision(x.dtype),
-                      launch_pdl=True)
+                      PREC=_dot_precision(x.dtype), launch_pdl=True)
 
 
 def k_splits(programs, device, cap):
@@ -201,12 +198,12 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     """x: [T, H] normed activations; wr [E, H], br [E]: the router. w1/s1, w2/s2: gate_up and down experts in
     the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H]. counters: zeroed int32 scratch the
     split gate_up leaves zeroed (None: a new one per call).
-    Returns [T, R, H] partials in x's dtype (R = top_k x down-projection K splits), summed by add_rmsnorm."""
+    Returns [T, R, H] partials (R = top_k x down-projection K splits; bf16 for fp16 x), summed by add_rmsnorm."""
     (T, H), I = x.shape, b1.shape[1] // 2
     assert wr.shape[0] == w1.shape[0] and b2.shape[1] == H
-    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is
-    # unpacked once per 64 rows (batch 256 on 20b: 886 us per layer with 16-row tiles)
-    block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64
+    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is unpacked
+    # once per 64 rows (b256 on 20b: 886 us a layer at 16); 128 from 2,048 tokens (20b 4,096: -5%, H100, s42)
+    block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64 if T * top_k <= 128 * w1.shape[0] else 128
     table, order, rw = moe_route(x, wr, br, top_k, block_m, one=T == 1)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
     # split K while the tiles x 128-column blocks leave SMs idle (decode at small batch: 4 experts x 45 gate_up
@@ -214,7 +211,8 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     n_tiles = top_k if T == 1 else table.shape[1]
     up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, min(2, triton.cdiv(H, 64)))
     splits, tiles = down_splits(T, n_tiles, H, I, x.device)
-    out = torch.empty((T * top_k * splits, H), device=x.device, dtype=x.dtype)  # [A * S, H] pair order
+    pd = torch.bfloat16 if x.dtype == torch.float16 else x.dtype  # partial rows: the residual's range, not fp16's
+    out = torch.empty((T * top_k * splits, H), device=x.device, dtype=pd)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
               counters=counters)
     # the down reads table, order and rw above its PDL wait (kernels._moe_kernel): the gate_up must run in between

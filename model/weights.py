@@ -137,10 +137,11 @@ def prepare_layer(t: dict, dtype):
     w1, s1 = pack_experts(t["mlp.experts.gate_up_proj_blocks"], t["mlp.experts.gate_up_proj_scales"])
     w2, s2 = pack_experts(t["mlp.experts.down_proj_blocks"], t["mlp.experts.down_proj_scales"])
     cat = lambda kind: torch.cat([t[f"self_attn.{p}_proj.{kind}"] for p in "qkv"]).to(dtype)
+    mx = torch.float16 if dtype == torch.bfloat16 else dtype  # bf16 mode: the MoE's input and router (ops.moe)
     return dict(ln1=t["input_layernorm.weight"].to(dtype), wqkv=cat("weight"), bqkv=cat("bias"),
                 sinks=t["self_attn.sinks"].float(), wo=t["self_attn.o_proj.weight"].to(dtype),
                 bo=t["self_attn.o_proj.bias"].to(dtype), ln2=t["post_attention_layernorm.weight"].to(dtype),
-                wr=t["mlp.router.weight"].to(dtype), br=t["mlp.router.bias"].to(dtype),
+                wr=t["mlp.router.weight"].to(mx), br=t["mlp.router.bias"].to(dtype),
                 w1=w1, s1=s1, b1=t["mlp.experts.gate_up_proj_bias"].float(),
                 w2=w2, s2=s2, b2=t["mlp.experts.down_proj_bias"].float())
 

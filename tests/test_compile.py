@@ -54,7 +54,7 @@ for name, block_t, block_n, splits, window in [("attn_decode", 2, 64, 16, 0), ("
     CASES[name] = (K._attention_kernel, *sig(ATTN, NH=64, NKV=8, D=64, G=8, WINDOW=window, PAGE=256,
                                              SPLITS=splits, BLOCK_T=block_t, BLOCK_N=block_n,
                                              APPENDED=block_t == 2, PREC="tf32"))
-MOE = "x_ptr:*bf16 w_ptr:*i32 s_ptr:*u8 bias_ptr:*fp32 out_ptr:*bf16 table_ptr:*i32 order_ptr:*i32 rw_ptr:*fp32 " \
+MOE = "x_ptr:*fp16 w_ptr:*i32 s_ptr:*u8 bias_ptr:*fp32 out_ptr:*bf16 table_ptr:*i32 order_ptr:*i32 rw_ptr:*fp32 " \
       "part_ptr:*fp32 cnt_ptr:*i32 N:i32 K:i32 stride_xm:i32 stride_we:i32 stride_wn:i32 stride_se:i32 " \
       "stride_sn:i32 stride_be:i32 stride_om:i32 stride_tt:i32 E:i32"
 # route (one token): SP 32, the kernel takes top-k of the router's partials itself (20b's 32 experts); SP 0, it
@@ -67,7 +67,7 @@ for name, gate_up, bm, bn, splits, route, sp in [("moe_True_16", True, 16, 128, 
                                                  ("moe_False_16_256_route", False, 16, 256, 8, True, 0)]:
     CASES[name] = (K._moe_kernel, *sig(MOE, ROUTE=route, KP=4, EP=32 if route else 16, SP=sp, TOPK=4,
                                        GATE_UP=gate_up, LIMIT=7.0, ALPHA=1.702, BLOCK_M=bm, BLOCK_N=bn,
-                                       SPLITS=splits, DT=triton.language.float16, PREC="tf32"))
+                                       SPLITS=splits, PREC="tf32"))
 
 
 WAIT_FIRST = {"moe_True_16", "moe_True_16_split", "moe_True_16_route", "moe_True_16_given", "topk", "tiles", "tiles_256",

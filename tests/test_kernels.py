@@ -10,7 +10,7 @@ import reference as R
 
 CUDA = torch.cuda.is_available()
 gpu_only = pytest.mark.skipif(not CUDA, reason="real-size shapes need a GPU (too slow for the CPU interpreter)")
-TOL = {torch.float32: 2e-5, torch.bfloat16: 2e-2}  # relative L2 error: fp32 math vs bf16 operands
+TOL = {torch.float32: 2e-5, torch.float16: 2e-2, torch.bfloat16: 2e-2}  # relative L2 error: fp32 math vs bf16 operands
 
 
 def rel(a, b):
@@ -18,15 +18,16 @@ def rel(a, b):
 
 
 @pytest.mark.parametrize("T,H,NR", [(1, 2880, 1), (7, 100, 4), (3, 64, 0), (5, 2880, 4)])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_add_rmsnorm(device, T, H, NR, dtype):
+@pytest.mark.parametrize("dtype,out_dtype", [(torch.float32, None), (torch.bfloat16, None),
+                                             (torch.bfloat16, torch.float16)])  # fp16: the MoE's input in bf16 mode
+def test_add_rmsnorm(device, T, H, NR, dtype, out_dtype):
     h = torch.randn(T, H, device=device)
     d = torch.randn(T, max(NR, 1), H, device=device)
     w = 1 + 0.1 * torch.randn(H, device=device)
     href = h + d.sum(1) if NR else h
     hk = h.to(dtype, copy=True)
-    out = K.add_rmsnorm(hk, w.to(dtype), 1e-5, d.to(dtype) if NR else None)
-    assert rel(out, R.rms_norm(href, w)) < TOL[dtype]
+    out = K.add_rmsnorm(hk, w.to(dtype), 1e-5, d.to(dtype) if NR else None, out_dtype)
+    assert out.dtype == (out_dtype or dtype) and rel(out, R.rms_norm(href, w)) < TOL[dtype]
     assert rel(hk, href) < TOL[dtype]  # the residual stream was updated in place
 
 
@@ -259,15 +260,15 @@ def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False, big_scales=Fal
 
     (w1, s1), (w2, s2) = pack_experts(blocks1, scales1), pack_experts(blocks2, scales2)  # the load-time order
     y = K.moe(x.to(dtype), rw.to(dtype), rb.to(dtype), w1, s1, b1, w2, s2, b2, topk, 7.0)
-    assert y.dtype == dtype  # partial rows in the activations' dtype
+    assert y.dtype == (torch.bfloat16 if dtype == torch.float16 else dtype)  # partial rows: the residual's dtype
     return y.float().sum(1), ref
 
 
 # one token: top-k inside the MoE kernels at E <= 32, from the top-k launch above (E = 64)
 @pytest.mark.parametrize("E,H,I,T,topk", [(8, 128, 96, 1, 4), (64, 64, 64, 1, 4), (8, 128, 96, 5, 4),
                                           (4, 64, 64, 40, 2), (8, 96, 160, 3, 4), (8, 128, 96, 70, 4),
-                                          (6, 64, 64, 150, 4)])
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+                                          (6, 64, 64, 150, 4), (4, 64, 64, 300, 2)])  # 600 pairs > 128 x 4: 128 rows
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])  # fp16: the engine's bf16 mode
 def test_moe(device, E, H, I, T, topk, dtype):  # T x topk >= 64 (T = 40, 70, 150) runs 256-column blocks
     y, ref = moe_case(device, E, H, I, T, topk, dtype)
     assert rel(y, ref) < TOL[dtype]
@@ -325,7 +326,7 @@ def gate_up_case(device, splits, T=3, E=4, H=320, I=96, counters=None):
     return act
 
 
-@pytest.mark.parametrize("splits", [2, 3, 7])  # 7 > 5 tiles: some splits have no K to do
+@pytest.mark.parametrize("splits", [2, 3, 5])  # 5 splits of 5 tiles: one tile each
 def test_moe_gate_up_splits(device, splits):  # the last split sums every partial, then runs the epilogue
     counters = torch.zeros(64, dtype=torch.int32, device=device)
     one = gate_up_case(device, 1)

@@ -109,7 +109,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, up_splits):
     return out.view(T, top_k * splits, H)
 
 
-CASES = [(8, 128, 96, 1, 2, torch.float32), (8, 128, 96, 3, 3, torch.float32), (8, 128, 160, 1, 4, torch.bfloat16)]
+CASES = [(8, 128, 96, 1, 2, torch.float32), (8, 192, 96, 3, 3, torch.float32), (8, 256, 160, 1, 4, torch.bfloat16)]
 
 
 def cpu_check(moe_fn, cases=CASES):
