@@ -7,7 +7,8 @@
 #                                                  POINT = model:batch, or ttft:LEN, pause:LEN, many:SLOTS (below;
 #                                                  20b, or @model after it: ttft:122880@120b);
 #                                                  --tests: each patch's GPU tests first
-# run: the tests (up to 2 minutes a patch: a wrong kernel is not worth timing), then cookbook/bench_decode.py per
+# run: the tests (up to 4 minutes a patch, as 2 cut them off while compiling: a wrong kernel is not worth timing),
+# then cookbook/bench_decode.py per
 # point (median of 3 processes), the trees in turn; $OUT/ab_TREE_MODEL_bBATCH.jsonl, one printed line per run.
 # A point costs ~40 s a tree at 20b b1, ~80 s at 20b b64, ~100 s at 120b b1 (eighteenth session), and a call
 # may run 10 minutes: with 3 trees, `run --tests 20b:1` in one call, `run 20b:64 120b:1` in the next.
@@ -33,7 +34,7 @@ trees=(); for d in scratch/ab_*/; do [ -f "$d/COMMIT" ] && trees+=("$(basename "
 for t in "${trees[@]}"; do
     ln -sfn "$R/shared" "scratch/ab_$t/shared"
     [ "$t" = main ] || [ $tests = 0 ] && continue
-    (cd "scratch/ab_$t" && timeout 120 python -m pytest -q -x tests/test_engine.py tests/test_kernels.py \
+    (cd "scratch/ab_$t" && timeout 240 python -m pytest -q -x tests/test_engine.py tests/test_kernels.py \
         -k "moe or route or attention or appended or batch_1_and_64 or greedy_float32" > "$OUT/ab_${t}_pytest.log" 2>&1)
     echo "$t pytest: $(tail -1 "$OUT/ab_${t}_pytest.log")"
 done
