@@ -115,6 +115,8 @@ def random_layer(E, H, I, dev, dtype):
 
 def check(dev="cpu"):
     """gate_up and down against the engine's kernels at one token, both routing modes."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import conftest  # noqa: F401  (the interpreter's bf16-dot shim: the engine's MoE takes bf16 x to a bf16 MMA)
     torch.manual_seed(0)
     for E, H, I, top_k, dtype, cfg, dcfg in [(32, 128, 192, 4, torch.float32, (32, 2, 4), (32, 2, 4, 1)),
                                             (64, 192, 128, 4, torch.float32, (64, 1, 4), (16, 2, 4, 2)),
