@@ -202,7 +202,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     (T, H), I = x.shape, b1.shape[1] // 2
     assert wr.shape[0] == w1.shape[0] and b2.shape[1] == H
     # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is unpacked
-    # once per 64 rows (b256 on 20b: 886 us a layer at 16); 128 from 2,048 tokens (20b 4,096: -5%, H100, s42)
+    # once per 64 rows (b256 on 20b: 886 us a layer at 16); 128 over 1,024 20b tokens (4,096: -4.8%; H100, s42)
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64 if T * top_k <= 128 * w1.shape[0] else 128
     table, order, rw = moe_route(x, wr, br, top_k, block_m, one=T == 1)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
