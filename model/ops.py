@@ -156,7 +156,7 @@ def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block
     # (128, 4, 3) is the best or within 5% of it below 64 pairs. From 64 pairs 256 columns: a program's x tile and
     # scales serve twice the weights (5.4 instead of 6.7 instructions per weight byte, cookbook/sass_count.py)
     # where the loop is bound by issue; below, 128 keeps twice the programs (bench_moe.py --tiles, 20b: 16 tokens
-    # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 64 x 256; 128 x 256 needs 8 warps
+    # 152.9 -> 143.3 us, 8: 114.9 -> 121.0). 2 stages or 8 warps lose 20-60% at 64 x 256; 128 x 256 timed at 8
     route = table.dim() == 3  # one token: top-k of the router's [1, S, EP] partials, or given in order, rw (SP 0)
     block_n, warps, stages = tiles or ((256, max(4, block_m // 16), 3) if len(order) >= 64 else (128, 4, 3))
     S, EP = table.shape[1:] if route else (1, 16)
@@ -201,8 +201,8 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     Returns [T, R, H] partials (R = top_k x down-projection K splits; bf16 for fp16 x), summed by add_rmsnorm."""
     (T, H), I = x.shape, b1.shape[1] // 2
     assert wr.shape[0] == w1.shape[0] and b2.shape[1] == H
-    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many, so it is unpacked
-    # once per 64 rows (b256 on 20b: 886 us a layer at 16); 128 over 1,024 20b tokens (4,096: -4.8%; H100, s42)
+    # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many (b256 on 20b: 886 us
+    # a layer at 16); 128 over 1,024 20b tokens (bf16-decode trial, H100, s42: 4,096 -4.8%, 2,048 even, 1,024 +9.5%)
     block_m = 16 if T * top_k <= 16 * w1.shape[0] else 64 if T * top_k <= 128 * w1.shape[0] else 128
     table, order, rw = moe_route(x, wr, br, top_k, block_m, one=T == 1)
     act = torch.empty((T * top_k, I), device=x.device, dtype=x.dtype)  # [A, I] in expert order
