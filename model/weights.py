@@ -1,7 +1,7 @@
 """Checkpoint I/O: the official Hugging Face layout (config.json + MXFP4 safetensors), random
 weights of the real shapes (load_format="dummy"), and the writer of tiny random checkpoints.
 
-Legend: L layers, H hidden, I intermediate, E experts, V vocab, NH/NKV heads, D head dim.
+Legend: L layers, H hidden, I intermediate, E experts, V vocab, NH/NKV heads, D head dim, e up to 8 experts.
 Expert weights stay 4-bit: the only change at load is the order of the codes (pack_experts), into
 contiguous 64 x 64 tiles that the MoE kernel decodes with a few word-wide bit operations.
 """
@@ -114,22 +114,23 @@ def pack_experts(blocks, scales):
     fp32 epilogue. gpt-oss-120b's down projections have scales far above 2^1, small layers far below; groups
     more than 24 binades under their row's largest lose their smallest codes to fp16 underflow."""
     E, N, G, _ = blocks.shape
-    pn, pg = -N % 64, G % 2
-    blocks = torch.nn.functional.pad(blocks, (0, 0, 0, pg, 0, pn))
-    s = torch.nn.functional.pad(scales, (0, pg, 0, pn)).to(torch.int32)  # [E, N', G'], pads: never a max
-    excess = (s.amax(-1, keepdim=True) - 128).clamp(min=-126)  # [E, N', 1]: 2^B a normal fp32
-    s = (s - excess).clamp(min=0)  # s < B only > 128 binades under the row's largest: 0 in fp16 anyway
-    nib = torch.stack([blocks & 15, blocks >> 4], -1).flatten(-2)  # [E, N', G', 32] codes in feature order
-    words = torch.zeros(*blocks.shape[:-1], 4, dtype=torch.int32, device=blocks.device)  # [E, N', G', 4]
-    w = torch.arange(4, device=blocks.device)
-    for i, (m0, s0) in enumerate(SLOTS):
-        for h in range(2):
-            code = nib[..., 8 * i + 2 * w + h].to(torch.int32)  # [E, N', G', 4]
-            words |= ((code & 7) << (m0 + 16 * h)) | ((code >> 3) << (s0 + 16 * h))
-    n, kt = blocks.shape[1] // 64, blocks.shape[2] // 2
-    s = torch.cat([s, excess + 127, torch.zeros_like(excess)], -1).to(torch.uint8)  # [E, N', G' + 2]
-    return (words.view(E, n, 64, kt, 8).transpose(2, 3).contiguous(),  # [E, N/64, KT, 64, 8]
-            s.view(E, n, 64, kt + 1, 2).transpose(2, 3).contiguous())  # [E, N/64, KT + 1, 64, 2]
+    n, kt, w = -(-N // 64), -(-G // 2), torch.arange(4, device=blocks.device)
+    out = blocks.new_empty(E, n, kt, 64, 8, dtype=torch.int32), blocks.new_empty(E, n, kt + 1, 64, 2)
+    for e in range(0, E, 8):  # 8 experts at a time: a whole 120b layer's temporaries (6 GiB) left 4.6 GiB of holes
+        b = torch.nn.functional.pad(blocks[e:e + 8], (0, 0, 0, 2 * kt - G, 0, 64 * n - N))  # that no KV page could use
+        s = torch.nn.functional.pad(scales[e:e + 8], (0, 2 * kt - G, 0, 64 * n - N)).to(torch.int32)  # [e, N', G']
+        excess = (s.amax(-1, keepdim=True) - 128).clamp(min=-126)  # [e, N', 1]: 2^B a normal fp32; pads never a max
+        s = (s - excess).clamp(min=0)  # s < B only > 128 binades under the row's largest: 0 in fp16 anyway
+        nib = torch.stack([b & 15, b >> 4], -1).flatten(-2)  # [e, N', G', 32] codes in feature order
+        words = torch.zeros(*b.shape[:-1], 4, dtype=torch.int32, device=b.device)  # [e, N', G', 4]
+        for i, (m0, s0) in enumerate(SLOTS):
+            for h in range(2):
+                code = nib[..., 8 * i + 2 * w + h].to(torch.int32)  # [e, N', G', 4]
+                words |= ((code & 7) << (m0 + 16 * h)) | ((code >> 3) << (s0 + 16 * h))
+        s = torch.cat([s, excess + 127, torch.zeros_like(excess)], -1).to(torch.uint8)  # [e, N', G' + 2]
+        out[0][e:e + 8] = words.view(-1, n, 64, kt, 8).transpose(2, 3)  # [e, N/64, KT, 64, 8]
+        out[1][e:e + 8] = s.view(-1, n, 64, kt + 1, 2).transpose(2, 3)  # [e, N/64, KT + 1, 64, 2]
+    return out
 
 
 def prepare_layer(t: dict, dtype):

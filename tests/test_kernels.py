@@ -264,9 +264,10 @@ def moe_case(device, E, H, I, T, topk, dtype, swap_nibbles=False, big_scales=Fal
     return y.float().sum(1), ref
 
 
-# one token: top-k inside the MoE kernels at E <= 32, from the top-k launch above (E = 64)
+# one token: top-k inside the MoE kernels at E <= 32, from the top-k launch above (E = 64); E = 10: the load packs
+# 8 experts at a time
 @pytest.mark.parametrize("E,H,I,T,topk", [(8, 128, 96, 1, 4), (64, 64, 64, 1, 4), (8, 128, 96, 5, 4),
-                                          (4, 64, 64, 40, 2), (8, 96, 160, 3, 4), (8, 128, 96, 70, 4),
+                                          (4, 64, 64, 40, 2), (10, 96, 160, 3, 4), (8, 128, 96, 70, 4),
                                           (6, 64, 64, 150, 4), (4, 64, 64, 300, 2)])  # 600 pairs > 128 x 4: 128 rows
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])  # fp16: the engine's bf16 mode
 def test_moe(device, E, H, I, T, topk, dtype):  # T x topk >= 64 (T = 40, 70, 150) runs 256-column blocks
