@@ -5,16 +5,19 @@
 # then run(command="bash docs/runs/s43_next_calls.sh 1", timeout_s=600), then 2 (each on any card; 1 is the
 # check that matters on an 80 GB H100).
 #   1: memory at load, old and main (docs/runs/s43_mem120b.py: 120b, 8 slots; expect main's split blocks after
-#      empty_cache well under old's 4.63 GiB and its KV cache well over 30,976 tokens), then 120b's TTFT at
+#      empty_cache well under old's 4.63 GiB and its KV cache well over 30,976 tokens), docs/runs/s43_next_mem.py
+#      on main (graphs' and activations' memory against the 4 GiB reserve, never measured), then 120b's TTFT at
 #      122,880 tokens with main (never measured; needs main's packing on an 80 GB card)
 #   2: mixed_chunks (cookbook/patches/README.md): its tests, then pause:122880 (many:1024 needs an H200's memory,
 #      many:512 on an H100)
 set -u
 R=$(pwd); OUT=${OUT:-$R/scratch/out}; mkdir -p "$OUT"
-for d in scratch/ab_*/; do ln -sfn "$R/shared" "$d/shared"; cp docs/runs/s43_mem120b.py "$d/"; done
+for d in scratch/ab_*/; do ln -sfn "$R/shared" "$d/shared"; cp docs/runs/s43_mem120b.py docs/runs/s43_next_mem.py "$d/"; done
 case "${1:-}" in
     1) for t in old main; do (cd "scratch/ab_$t" && timeout -k 5 90 python s43_mem120b.py 2>&1 \
            | grep -v "it/s\|layer/s" | tail -3 | sed "s/^/$t /"); done | tee "$OUT/mem120b.txt"
+       (cd scratch/ab_main && timeout -k 5 120 python s43_next_mem.py 2>&1 | grep -v "it/s\|layer/s" | tail -7) \
+           | tee "$OUT/mem_main_prefill.txt"
        rm -rf scratch/ab_old scratch/ab_mixed_chunks
        OUT=$OUT timeout -k 5 300 bash cookbook/patches/ab.sh run ttft:122880@120b ;;
     2) rm -rf scratch/ab_old; OUT=$OUT timeout -k 5 580 bash cookbook/patches/ab.sh run --tests pause:122880 ;;
