@@ -13,13 +13,15 @@
 set -u
 R=$(pwd); OUT=${OUT:-$R/scratch/out}; mkdir -p "$OUT"
 for d in scratch/ab_*/; do ln -sfn "$R/shared" "$d/shared"; cp docs/runs/s43_mem120b.py docs/runs/s43_next_mem.py "$d/"; done
+lines() { tr '\r' '\n' | grep -v "it/s\|layer/s\|s/it\|s/layer\|^ *$"; }  # tqdm's bars end in \r, not \n
 case "${1:-}" in
-    1) for t in old main; do (cd "scratch/ab_$t" && timeout -k 5 90 python s43_mem120b.py 2>&1 \
-           | grep -v "it/s\|layer/s" | tail -3 | sed "s/^/$t /"); done | tee "$OUT/mem120b.txt"
-       (cd scratch/ab_main && timeout -k 5 120 python s43_next_mem.py 2>&1 | grep -v "it/s\|layer/s" | tail -7) \
+    1) for t in old main; do (cd "scratch/ab_$t" && timeout -k 5 60 python s43_mem120b.py 2>&1 | lines \
+           | tail -4 | sed "s/^/$t /"); done | tee "$OUT/mem120b.txt"
+       (cd scratch/ab_main && timeout -k 5 180 python s43_next_mem.py 2>&1 | lines | tail -8) \
            | tee "$OUT/mem_main_prefill.txt"
-       rm -rf scratch/ab_old scratch/ab_mixed_chunks
-       OUT=$OUT timeout -k 5 300 bash cookbook/patches/ab.sh run ttft:122880@120b ;;
+       # 8 slots, as 20b's 122,880 on the H100: 256 slots' rings cost 120b ~1.1 GiB of KV (ab.sh cannot pass that)
+       (cd scratch/ab_main && timeout -k 5 270 python cookbook/bench_long.py ttft --model 120b --lengths 122880 \
+           --max-slots 8 --commit "$(cat COMMIT)" --out "$OUT/ttft_120b_122880.jsonl" 2>&1 | lines | tail -3) ;;
     2) rm -rf scratch/ab_old; OUT=$OUT timeout -k 5 580 bash cookbook/patches/ab.sh run --tests pause:122880 ;;
     *) echo "usage: s43_next_calls.sh 1|2"; exit 2 ;;
 esac

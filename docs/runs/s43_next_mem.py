@@ -33,11 +33,12 @@ d = Path(tempfile.mkdtemp())
 (d / "config.json").write_text(json.dumps(cfg.to_dict()))
 eng = llm.LLM(str(d), load_format="dummy", tokenizer="shared/data/o200k_base.tiktoken", max_slots=8)
 stats("engine ready")
-kv = sum(t.numel() * t.element_size() for t in eng.kv if torch.is_tensor(t))
+kv = sum(t.numel() * t.element_size() for t in vars(eng.kv).values() if torch.is_tensor(t))  # a dataclass
 print(f"KV cache and rings {kv / G:.2f} GiB: graphs and buffers = ready - after empty_cache - that", flush=True)
 torch.cuda.reset_peak_memory_stats()
 base = torch.cuda.memory_allocated()
-prompt = [random.Random(0).randrange(199_000) for _ in range(min(2 * eng.prefill_chunk + 7, eng.kv_tokens - 64))]
+rng = random.Random(0)
+prompt = [rng.randrange(199_000) for _ in range(min(2 * eng.prefill_chunk + 7, eng.kv_tokens - 64))]
 eng.generate([prompt], max_tokens=32).result()
 print(f"KV {eng.kv_tokens} tokens; peak over the ready engine in a {len(prompt)}-token prefill + 32 steps: "
       f"{(torch.cuda.max_memory_allocated() - base) / G:.2f} GiB", flush=True)
