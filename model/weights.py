@@ -116,9 +116,9 @@ def pack_experts(blocks, scales):
     E, N, G, _ = blocks.shape
     n, kt, w = -(-N // 64), -(-G // 2), torch.arange(4, device=blocks.device)
     out = blocks.new_empty(E, n, kt, 64, 8, dtype=torch.int32), blocks.new_empty(E, n, kt + 1, 64, 2)
-    for e in range(0, E, 8):  # 8 experts at a time: a whole 120b layer's temporaries (6 GiB) left 4.6 GiB of holes
-        b = torch.nn.functional.pad(blocks[e:e + 8], (0, 0, 0, 2 * kt - G, 0, 64 * n - N))  # that no KV page could use
-        s = torch.nn.functional.pad(scales[e:e + 8], (0, 2 * kt - G, 0, 64 * n - N)).to(torch.int32)  # [e, N', G']
+    for c in (slice(e, e + 8) for e in range(0, E, 8)):  # 8 experts at a time: a whole 120b layer's 6 GiB
+        b = torch.nn.functional.pad(blocks[c], (0, 0, 0, 2 * kt - G, 0, 64 * n - N))  # temporaries: 4.6 GiB of holes
+        s = torch.nn.functional.pad(scales[c], (0, 2 * kt - G, 0, 64 * n - N)).to(torch.int32)  # [e, N', G']
         excess = (s.amax(-1, keepdim=True) - 128).clamp(min=-126)  # [e, N', 1]: 2^B a normal fp32; pads never a max
         s = (s - excess).clamp(min=0)  # s < B only > 128 binades under the row's largest: 0 in fp16 anyway
         nib = torch.stack([b & 15, b >> 4], -1).flatten(-2)  # [e, N', G', 32] codes in feature order
@@ -128,8 +128,8 @@ def pack_experts(blocks, scales):
                 code = nib[..., 8 * i + 2 * w + h].to(torch.int32)  # [e, N', G', 4]
                 words |= ((code & 7) << (m0 + 16 * h)) | ((code >> 3) << (s0 + 16 * h))
         s = torch.cat([s, excess + 127, torch.zeros_like(excess)], -1).to(torch.uint8)  # [e, N', G' + 2]
-        out[0][e:e + 8] = words.view(-1, n, 64, kt, 8).transpose(2, 3)  # [e, N/64, KT, 64, 8]
-        out[1][e:e + 8] = s.view(-1, n, 64, kt + 1, 2).transpose(2, 3)  # [e, N/64, KT + 1, 64, 2]
+        out[0][c] = words.view(-1, n, 64, kt, 8).transpose(2, 3)  # [e, N/64, KT, 64, 8]
+        out[1][c] = s.view(-1, n, 64, kt + 1, 2).transpose(2, 3)  # [e, N/64, KT + 1, 64, 2]
     return out
 
 

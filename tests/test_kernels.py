@@ -10,7 +10,7 @@ import reference as R
 
 CUDA = torch.cuda.is_available()
 gpu_only = pytest.mark.skipif(not CUDA, reason="real-size shapes need a GPU (too slow for the CPU interpreter)")
-TOL = {torch.float32: 2e-5, torch.float16: 2e-2, torch.bfloat16: 2e-2}  # relative L2 error: fp32 math vs bf16 operands
+TOL = {torch.float32: 2e-5, torch.float16: 2e-2, torch.bfloat16: 2e-2}  # relative L2 error: fp32 vs 16-bit operands
 
 
 def rel(a, b):
