@@ -12,7 +12,7 @@
 # point (median of 3 processes), the trees in turn; $OUT/ab_TREE_MODEL_bBATCH.jsonl, one printed line per run.
 # A point costs ~40 s a tree at 20b b1, ~80 s at 20b b64, ~100 s at 120b b1 (eighteenth session), and a call
 # may run 10 minutes: with 3 trees, `run --tests 20b:1` in one call, `run 20b:64 120b:1` in the next.
-set -uo pipefail
+set -uo pipefail; shopt -s nullglob  # no patch left: main alone
 R=$(pwd); OUT=${OUT:-$R/scratch/ab_out}
 if [ "${1:-}" = prepare ]; then
     shift; trees=(main "$@")

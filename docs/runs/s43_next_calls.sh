@@ -22,6 +22,6 @@ case "${1:-}" in
        # 8 slots, as 20b's 122,880 on the H100: 256 slots' rings cost 120b ~1.1 GiB of KV (ab.sh cannot pass that)
        (cd scratch/ab_main && timeout -k 5 270 python cookbook/bench_long.py ttft --model 120b --lengths 122880 \
            --max-slots 8 --commit "$(cat COMMIT)" --out "$OUT/ttft_120b_122880.jsonl" 2>&1 | lines | tail -3) ;;
-    2) rm -rf scratch/ab_old; OUT=$OUT timeout -k 5 580 bash cookbook/patches/ab.sh run --tests pause:122880 ;;
+    2) rm -rf scratch/ab_old; OUT=$OUT timeout -k 5 580 bash cookbook/patches/ab.sh run --tests "${@:2}" ;;  # pause:122880, or many:1024 on an H200
     *) echo "usage: s43_next_calls.sh 1|2"; exit 2 ;;
 esac

@@ -1,5 +1,5 @@
 # For the next session (docs/runs/s43_next_calls.sh, call 1), from a tree's root with shared/ linked there:
-#   python s43_next_mem.py [MODEL]   (120b by default)
+#   python s43_next_mem.py [MODEL [SLOTS]]   (120b and 8 slots by default)
 # Prints torch's memory around the load (split blocks that empty_cache cannot give back: c84a537's check), the
 # KV cache the engine sized, and the peak above the load during a 2-chunk prefill and its decode, with CUDA graphs
 # (the 4 GiB reserve in LLM._allocate_cache was never measured against it).
@@ -31,7 +31,7 @@ llm.LLM._allocate_cache = wrapped
 cfg = gpt_oss_120b() if (sys.argv[1:] or ["120b"])[0] == "120b" else GptOssConfig()
 d = Path(tempfile.mkdtemp())
 (d / "config.json").write_text(json.dumps(cfg.to_dict()))
-eng = llm.LLM(str(d), load_format="dummy", tokenizer="shared/data/o200k_base.tiktoken", max_slots=8)
+eng = llm.LLM(str(d), load_format="dummy", tokenizer="shared/data/o200k_base.tiktoken", max_slots=int((sys.argv[2:] or [8])[0]))
 stats("engine ready")
 kv = sum(t.numel() * t.element_size() for t in vars(eng.kv).values() if torch.is_tensor(t))  # a dataclass
 print(f"KV cache and rings {kv / G:.2f} GiB: graphs and buffers = ready - after empty_cache - that", flush=True)
