@@ -319,8 +319,8 @@ class LLM:
         return -(-tokens // self.page)
 
     def _allocate_cache(self, num_pages, util):
-        """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S is scratch for graph padding). Pages fill what
-        `util` of GPU memory leaves after weights, rings and a 2 GiB activation/graph reserve."""
+        """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S: graph padding). Pages fill what `util` of GPU memory leaves
+        after weights, rings and a reserve: 128 KiB a prefill token (8,192 peaked 0.69 GiB) + 4 MiB a slot (graphs)."""
         cfg, dev = self.cfg, self.device
         torch.cuda.empty_cache()  # before the rings: packing's freed blocks, else the rings pin ~2 GiB of them (s44)
         n_slide, nkv, D = sum(cfg.sliding), cfg.num_key_value_heads, cfg.head_dim
@@ -329,7 +329,7 @@ class LLM:
         k_ring, v_ring = (cache(n_slide, (self.max_slots + 1) * RING) for _ in "kv")
         if num_pages is None and dev.type == "cuda":
             free, total = torch.cuda.mem_get_info(dev)
-            budget = free - (1 - util) * total - (2 << 30)  # 120b: 0.69 GiB peak, 0.07 graphs (s44)
+            budget = free - (1 - util) * total - self.prefill_chunk * (128 << 10) - self.max_slots * (4 << 20)
             num_pages = int(budget // (2 * n_full * self.page * row * k_ring.element_size()))
         elif num_pages is None:
             num_pages = self._pages_for(65536) + 1  # CPU: 64k tokens
