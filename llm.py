@@ -183,7 +183,7 @@ class LLM:
         self.free_slots = deque(range(max_slots))
         self.free_pages = deque(range(1, self.kv.k_full.shape[1] // page_size))
         self.stop_ids = list(self.tokenizer.eos_ids)  # <|return|>, <|call|>, <|endoftext|> (generation_config.json)
-        self.graphs, self.graph_logits, self.graph_pool = {}, {}, None
+        self.graphs, self.graph_pool = {}, None
         self._static_buffers()
         self.use_graphs = cuda_graphs if cuda_graphs is not None else self.device.type == "cuda"
         if self.use_graphs:
@@ -320,7 +320,7 @@ class LLM:
 
     def _allocate_cache(self, num_pages, util):
         """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S: graph padding). Pages fill what `util` of GPU memory leaves
-        after weights, rings and a reserve: 128 KiB a prefill token (8,192 peaked 0.69 GiB) + 4 MiB a slot (graphs)."""
+        after weights, rings, 128 KiB a prefill token (8,192: 0.69 GiB), 4 MiB a slot (graphs: 2.7 GiB at 1,024)."""
         cfg, dev = self.cfg, self.device
         torch.cuda.empty_cache()  # before the rings: packing's freed blocks, else the rings pin ~2 GiB of them (s44)
         n_slide, nkv, D = sum(cfg.sliding), cfg.num_key_value_heads, cfg.head_dim
@@ -544,7 +544,7 @@ class LLM:
             self._last_batch = key
         if graph is not None:
             graph.replay()
-            nxt, logits = self.static["ids"], self.graph_logits[(Bp, sampling)]
+            nxt, logits = self.static["ids"], self.static["logits"][:Bp]
         else:
             nxt, logits = self._decode_body(Bp, sampling)
         (host, done), self._host = self._host[0], self._host[::-1]  # two pinned buffers: one filling, one read
@@ -587,7 +587,7 @@ class LLM:
         table = g["table"][:B]  # [B, W]; RoPE finds the new tokens' cache rows through the tables: no row inputs
         inp = StepInputs(ids, pos, g["ar"][:B + 1], pos, table, slots[:, None].expand(*table.shape), None, None,
                          slice(None), 1, splits=self._splits(B))  # every row's logits
-        logits = self.model.forward(inp, self.kv)  # [B, V]
+        logits = self.model.forward(inp, self.kv, out=g["logits"][:B])  # [B, V]
         if not sampling and B < 64:  # torch's argmax splits a row over programs, ours reads it in one (same ties):
             torch.argmax(logits, dim=1, out=ids)  # H200 us: 12.7 -> 8.4 at b1, 21.9 -> 14.1 at b16, 23.2 -> 20.7 at b48
         else:  # the host reads the next tokens from ids either way; greedy graphs never read the steps
@@ -609,7 +609,8 @@ class LLM:
                            temp=z(torch.float32), top_k=z(torch.int32), top_p=z(torch.float32, 1.0),
                            min_p=z(torch.float32), seed=z(torch.int64), step=z(torch.int64),
                            ar=torch.arange(S + 1, dtype=torch.int32, device=dev),  # decode's cu_seqlens
-                           table=torch.zeros_like(self.tables[:S]))
+                           table=torch.zeros_like(self.tables[:S]),  # [S, W]; below, every graph's logits [S, V]
+                           logits=torch.empty(S, self.cfg.vocab_size, device=dev, dtype=torch.float32))
         self.buckets = sorted({b for b in [1, 2, 4, 8, 16, 32, 48] + list(range(64, S + 1, 32)) if b <= S} | {S})
         self._last_batch, self._pending, self._prefilled = None, None, False
         cuda = dev.type == "cuda"  # each buffer with the event its copy records, reused every other step
@@ -617,13 +618,12 @@ class LLM:
                       for _ in range(2)]
 
     def _capture(self, B, sampling):
-        """One decode graph: slots, positions and page tables are graph inputs, so any set of active
-        slots replays it without re-capture."""
+        """A decode graph over self.static's rows (slots, positions, tables in; logits out): any batch replays it."""
         self._warm_up(B, sampling)
         torch.cuda.synchronize(self.device)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, pool=self.graph_pool):
-            _, self.graph_logits[(B, sampling)] = self._decode_body(B, sampling)  # [B, V], rewritten per replay
+            self._decode_body(B, sampling)
         self.graph_pool = graph.pool()
         return graph
 

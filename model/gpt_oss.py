@@ -60,8 +60,8 @@ class GptOss:
         # index of each layer within its own cache (rings for sliding layers, pages for the rest)
         self.cache_index = [cfg.layer_types[:l].count(t) for l, t in enumerate(cfg.layer_types)]
 
-    def forward(self, inp: StepInputs, kv: KVCache):
-        """Returns logits [R, V] (float32) for inp.logit_rows."""
+    def forward(self, inp: StepInputs, kv: KVCache, out=None):
+        """Returns logits [R, V] (float32) for inp.logit_rows, in `out` if given (decode graphs share one)."""
         cfg = self.cfg
         h, delta = self.embed[inp.ids], None  # [T, H] residual stream
         for l, w in enumerate(self.layers):
@@ -75,8 +75,8 @@ class GptOss:
         x = x[inp.logit_rows]  # [R, H]
         # fp32 logits straight from cuBLAS (CUDA only): the bf16 round trip cost 27 us per step at batch 64
         if x.is_cuda:
-            return torch.mm(x, self.lm_head.t(), out_dtype=torch.float32)  # [R, V]
-        return F.linear(x, self.lm_head).float()
+            return torch.mm(x, self.lm_head.t(), out_dtype=torch.float32, out=out)  # [R, V]
+        return F.linear(x, self.lm_head).float() if out is None else out.copy_(F.linear(x, self.lm_head))
 
     def attention(self, l, w, x, inp: StepInputs, kv: KVCache):
         cfg, i = self.cfg, self.cache_index[l]

@@ -92,7 +92,7 @@ class _CacheModel:
     def __init__(self, page):
         self.page, self.full, self.ring = page, {}, {}
 
-    def forward(self, inp, kv):
+    def forward(self, inp, kv, out=None):  # out: the engine's logits buffer at decode, as GptOss.forward takes it
         ids, pos, cu, start = (x.tolist() for x in (inp.ids, inp.pos, inp.cu_seqlens, inp.start))
         table, slot = inp.block_table.tolist(), inp.ring_table[:, 0].tolist()
         seq, before = [b for b in range(len(cu) - 1) for _ in range(cu[b], cu[b + 1])], dict(self.ring)  # [T]
@@ -114,7 +114,7 @@ class _CacheModel:
         nxt = torch.tensor(nxt)[inp.logit_rows.cpu() if torch.is_tensor(inp.logit_rows) else inp.logit_rows]  # [R]
         logits = torch.full((nxt.shape[0], 201088), -30.0)  # [R, V]
         logits[torch.arange(nxt.shape[0]), nxt] = 0.0
-        return logits.to(inp.ids.device)
+        return logits.to(inp.ids.device) if out is None else out.copy_(logits)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -214,6 +214,24 @@ def test_graph_warm_up_writes_only_the_scratch_slot(engine):
         assert torch.equal(b[:, page:], a[:, page:])  # page 0 is the scratch page
     for b, a in zip(before[2:], (kv.k_ring, kv.v_ring)):
         assert torch.equal(b[:, :S * 128], a[:, :S * 128])  # ring slot S is the scratch slot
+    out = engine.generate(PROMPTS[1], max_tokens=4, ignore_eos=True).result()
+    assert out.token_ids == engine.generate(PROMPTS[1], max_tokens=4, ignore_eos=True).result().token_ids
+
+
+def test_every_decode_batch_writes_one_logits_buffer(engine):
+    """Decode steps of any batch, greedy or sampling, write their logits into static["logits"] [S, V]. Logits that
+    each graph allocated itself stayed alive per bucket: 12.7 GiB at 1,024 slots, start-up ran out of memory (s45)."""
+    buf, V = engine.static["logits"], engine.cfg.vocab_size
+    assert buf.shape == (engine.max_slots, V) and buf.dtype == torch.float32
+    for B, sampling in ((1, False), (engine.max_slots, True)):
+        engine._warm_up(B, sampling)  # static rows now on the scratch slot and page: the next body writes only there
+        buf.fill_(float("nan"))
+        ids, logits = engine._decode_body(B, sampling)
+        assert logits.data_ptr() == buf.data_ptr() and logits.shape == (B, V)
+        assert torch.isfinite(buf[:B]).all()
+        if not sampling:
+            assert torch.equal(ids[:B], logits.argmax(-1))
+    engine._last_batch = None  # the static rows hold no batch
     out = engine.generate(PROMPTS[1], max_tokens=4, ignore_eos=True).result()
     assert out.token_ids == engine.generate(PROMPTS[1], max_tokens=4, ignore_eos=True).result().token_ids
 
