@@ -1,3 +1,4 @@
+# The forty-fifth session: memory at start-up, per bucket captured; as run from scratch/ at 0da4216 (no sampling loop, no leading newline) and at 0d54ceb (as here)
 # 20b at N slots: memory at each stage of start-up, per captured bucket, and the OOM's traceback if any.
 import json, sys, tempfile, traceback
 from pathlib import Path
