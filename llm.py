@@ -125,11 +125,11 @@ def _cut(text, stops, hold=False):
 
 
 def _logprobs(logits, chosen, n):
-    """logits [R, V]; chosen: R token ids. Per row {chosen: logprob, then the top-n: logprob}."""
-    lp = torch.log_softmax(logits.float(), dim=-1)  # [R, V]
-    picked = lp.gather(1, torch.tensor(chosen, device=lp.device)[:, None])[:, 0].tolist()
-    top = lp.topk(n, dim=-1) if n else None
-    tops = zip(top.indices.tolist(), top.values.tolist()) if n else [((), ())] * len(chosen)
+    """logits [R, V] fp32; chosen: R token ids. Per row {chosen: logprob, then the top-n: logprob}."""
+    lse = torch.cat([torch.logsumexp(b, -1, keepdim=True) for b in logits.split(64)])  # [R, 1]: 51 MB, not [R, V]
+    picked = (logits.gather(1, torch.tensor(chosen, device=logits.device)[:, None]) - lse)[:, 0].tolist()
+    top = logits.topk(n, dim=-1) if n else None
+    tops = zip(top.indices.tolist(), (top.values - lse).tolist()) if n else [((), ())] * len(chosen)
     return [{c: p, **dict(zip(i, v))} for c, p, (i, v) in zip(chosen, picked, tops)]
 
 
@@ -319,8 +319,8 @@ class LLM:
         return -(-tokens // self.page)
 
     def _allocate_cache(self, num_pages, util):
-        """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S: graph padding). Pages fill what `util` of GPU memory leaves
-        after weights, rings, 128 KiB a prefill token (8,192: 0.69 GiB), 4 MiB a slot (graphs: 2.7 GiB at 1,024)."""
+        """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S: graph padding). Pages fill what `util` of GPU memory leaves after
+        weights, rings, 128 KiB a prefill token (>= 8,192: a 0.69 GiB peak, ~0.2 graphs at any S) and 4 MiB a slot."""
         cfg, dev = self.cfg, self.device
         torch.cuda.empty_cache()  # before the rings: packing's freed blocks, else the rings pin ~2 GiB of them (s44)
         n_slide, nkv, D = sum(cfg.sliding), cfg.num_key_value_heads, cfg.head_dim
@@ -329,8 +329,8 @@ class LLM:
         k_ring, v_ring = (cache(n_slide, (self.max_slots + 1) * RING) for _ in "kv")
         if num_pages is None and dev.type == "cuda":
             free, total = torch.cuda.mem_get_info(dev)
-            budget = free - (1 - util) * total - self.prefill_chunk * (128 << 10) - self.max_slots * (4 << 20)
-            num_pages = int(budget // (2 * n_full * self.page * row * k_ring.element_size()))
+            reserve = max(self.prefill_chunk, 8192) * (128 << 10) + self.max_slots * (4 << 20)  # small chunks: s46
+            num_pages = int(free - (1 - util) * total - reserve) // (2 * n_full * self.page * row * self.dtype.itemsize)
         elif num_pages is None:
             num_pages = self._pages_for(65536) + 1  # CPU: 64k tokens
         if num_pages < 2:
@@ -457,10 +457,10 @@ class LLM:
 
     # ------------------------------------------------------------------ prefill and decode
     def _prefill(self, reqs):
-        """Packs up to prefill_chunk prompt tokens of several sequences into one varlen step (1,024 when a
-        request scores its prompt: its logits are [rows, 201,088] fp32)."""
+        """Packs up to prefill_chunk prompt tokens of several sequences into one varlen step (512 when a
+        request scores its prompt: its logits are [rows, 201,088] fp32, 0.38 GiB, inside the 1 GiB reserve)."""
         scoring = any(r.params.prompt_logprobs is not None for r in reqs)
-        budget = min(self.prefill_chunk, 1024) if scoring else self.prefill_chunk
+        budget = min(self.prefill_chunk, 512) if scoring else self.prefill_chunk
         chunk = []
         for r in reqs:  # in admission order until the budget is spent
             if budget > 0:

@@ -489,6 +489,21 @@ def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
         assert set(row.topk(2).indices.tolist()) <= set(out.logprobs[k])
 
 
+def test_scored_prompts_prefill_at_most_512_rows(engine, monkeypatch):
+    """A scored chunk's [rows, V] fp32 logits stay inside the 1 GiB reserve: 512 rows (0.38 GiB). At 1,024 rows, with
+    log_softmax's [R, V] copy, a scored prompt peaked 1.58 GiB and ran out of memory at util 1.0 (s46, H100)."""
+    rows, forward = [], engine.model.forward
+
+    def recording(inp, kv, out=None):
+        rows.append(len(logits := forward(inp, kv, out=out)))
+        return logits
+    monkeypatch.setattr(engine.model, "forward", recording)
+    p = list(range(1000, 1600))
+    out = engine.generate(p, max_tokens=2, ignore_eos=True, prompt_logprobs=0).result()
+    assert len(out.prompt_logprobs) == len(p) and all(p[i] in out.prompt_logprobs[i] for i in range(1, len(p)))
+    assert rows[:2] == [512, 88], rows  # the prompt in two chunks, one row per prompt token
+
+
 @pytest.mark.parametrize("messages,tools,match", [
     ([{"role": "wizard", "content": "x"}], None, "role"),
     ([{"role": "user", "content": "x"}], [{"type": "function", "function": {"description": "no name"}}], "name"),
