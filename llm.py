@@ -126,7 +126,7 @@ def _cut(text, stops, hold=False):
 
 def _logprobs(logits, chosen, n):
     """logits [R, V] fp32; chosen: R token ids. Per row {chosen: logprob, then the top-n: logprob}."""
-    lse = torch.cat([torch.logsumexp(b, -1, keepdim=True) for b in logits.split(64)])  # [R, 1]: 51 MB, not [R, V]
+    lse = torch.cat([torch.logsumexp(b, -1, keepdim=True) for b in logits.split(64)])  # [R, 1]; 51 MB blocks
     picked = (logits.gather(1, torch.tensor(chosen, device=logits.device)[:, None]) - lse)[:, 0].tolist()
     top = logits.topk(n, dim=-1) if n else None
     tops = zip(top.indices.tolist(), (top.values - lse).tolist()) if n else [((), ())] * len(chosen)
@@ -320,7 +320,7 @@ class LLM:
 
     def _allocate_cache(self, num_pages, util):
         """Rings: [Ls, (S + 1) * 128, NKV, D] (slot S: graph padding). Pages fill what `util` of GPU memory leaves after
-        weights, rings, 128 KiB a prefill token (>= 8,192: a 0.69 GiB peak, ~0.2 graphs at any S) and 4 MiB a slot."""
+        weights, rings, 128 KiB a prefill token (>= 8,192: 0.69 GiB peak; graphs 0.2 at 8 slots), 4 MiB a slot."""
         cfg, dev = self.cfg, self.device
         torch.cuda.empty_cache()  # before the rings: packing's freed blocks, else the rings pin ~2 GiB of them (s44)
         n_slide, nkv, D = sum(cfg.sliding), cfg.num_key_value_heads, cfg.head_dim

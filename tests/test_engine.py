@@ -491,7 +491,7 @@ def test_logprobs_and_prompt_logprobs_match_reference(engine, reference_model):
 
 def test_scored_prompts_prefill_at_most_512_rows(engine, monkeypatch):
     """A scored chunk's [rows, V] fp32 logits stay inside the 1 GiB reserve: 512 rows (0.38 GiB). At 1,024 rows, with
-    log_softmax's [R, V] copy, a scored prompt peaked 1.58 GiB and ran out of memory at util 1.0 (s46, H100)."""
+    log_softmax's [R, V] copy, a scored prompt peaked 1.575 GiB and ran out of memory at util 1.0 (s46, H100)."""
     rows, forward = [], engine.model.forward
 
     def recording(inp, kv, out=None):
