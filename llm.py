@@ -190,6 +190,10 @@ class LLM:
             self._capture_graphs()
         self.waiting, self.running, self.inbox, self.ids = deque(), [], queue.Queue(), itertools.count()
         self.stopping, self.error, self.lock = False, None, threading.Lock()
+        for n in (2, min(prefill_chunk, self.kv_tokens // 2, self.max_model_len - 1)) if self.use_graphs else ():
+            self.waiting.append(r := self._make_request([0] * n, SamplingParams(max_tokens=1)))  # prefill's kernels
+            while not r.future.done():  # compile now, not in a user's first request (~9 s on a fresh machine)
+                self.step()
         self.thread = threading.Thread(target=self._loop, name="llm-loop", daemon=True)
         self.thread.start()
         self.startup_s = time.perf_counter() - t0
@@ -373,22 +377,22 @@ class LLM:
     def _fail(self, reqs, err):
         self._pending = None
         for r in reqs:
-            self._reject(r, err)
+            self._resolve(r, err)
         if self.device.type == "cuda":
             try:
                 torch.cuda.synchronize(self.device)
             except Exception as fatal:  # the context is gone: nothing more can run
                 for r in list(self.running) + list(self.waiting):
-                    self._reject(r, RuntimeError(f"engine cannot continue after: {fatal!r}"))
+                    self._resolve(r, RuntimeError(f"engine cannot continue after: {fatal!r}"))
                 with self.lock:
                     self.stopping, self.error = True, fatal
 
-    def _reject(self, r, err):
+    def _resolve(self, r, item):  # a RequestOutput or an exception, to the request's future and its stream
         self._release(r)
         if not r.future.done():
-            r.future.set_exception(err)
+            r.future.set_exception(item) if isinstance(item, BaseException) else r.future.set_result(item)
         if r.stream is not None:
-            r.stream.put(err)
+            r.stream.put(item)
 
     def step(self):
         """One forward pass: a prefill chunk of the admitted prompts not yet cached, or one decode token for
@@ -427,17 +431,12 @@ class LLM:
             r.slot, r.pages = -1, []
 
     def _finish(self, r, reason):
-        self._release(r)
         now = time.perf_counter()
         m = dict(queue_time=r.t_admit - r.t_arrive if r.t_admit else now - r.t_arrive,
                  ttft=r.t_first - r.t_arrive if r.t_first else None,
                  decode_time=now - r.t_first if r.t_first else None)
         text = r.text if r.text is not None else self.tokenizer.decode(r.out)
-        out = RequestOutput(r.id, r.prompt, list(r.out), text, reason, m, r.logprobs, r.prompt_logprobs)
-        if not r.future.done():
-            r.future.set_result(out)
-        if r.stream is not None:
-            r.stream.put(out)
+        self._resolve(r, RequestOutput(r.id, r.prompt, list(r.out), text, reason, m, r.logprobs, r.prompt_logprobs))
 
     def _stops(self, params):  # a request's own stop token ids, else the checkpoint's unless ignore_eos (as vLLM)
         return params.stop_token_ids or ([] if params.ignore_eos else self.stop_ids)
