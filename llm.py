@@ -32,6 +32,7 @@ from model.weights import load_weights
 
 RING = 128  # rows per slot in a sliding layer's ring: exactly the window
 TOP_K_CAP = 1024  # top-k / top-p are resolved among the 1,024 largest logits (ops.sampling_floor)
+WARM_UP = (*range(1, 17), *(2 ** i for i in range(5, 14)))  # prefilled at start-up: every compile (compile_variants.py)
 
 
 @dataclass
@@ -190,9 +191,10 @@ class LLM:
             self._capture_graphs()
         self.waiting, self.running, self.inbox, self.ids = deque(), [], queue.Queue(), itertools.count()
         self.stopping, self.error, self.lock = False, None, threading.Lock()
-        for n in (2, min(prefill_chunk, self.kv_tokens // 2, self.max_model_len - 1)) if self.use_graphs else ():
-            self.waiting.append(r := self._make_request([0] * n, SamplingParams(max_tokens=1)))  # prefill's kernels
-            while not r.future.done():  # compile now, not in a user's first request (~9 s on a fresh machine)
+        cap = min(prefill_chunk, self.kv_tokens // 2, self.max_model_len - 1) if self.use_graphs else 0
+        for n in sorted({min(n, cap) for n in WARM_UP + (cap,)} - {0}):  # each prefill size class's kernels
+            self.waiting.append(r := self._make_request([0] * n, SamplingParams(max_tokens=1)))
+            while not r.future.done():  # compile now, not in users' requests, where every stream waits (s46, s47)
                 self.step()
         self.thread = threading.Thread(target=self._loop, name="llm-loop", daemon=True)
         self.thread.start()

@@ -68,8 +68,7 @@ class Tokenizer:
 
     @classmethod
     def from_tokenizer_json(cls, path) -> "Tokenizer":
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        u2b = _unicode_to_byte()
+        data, u2b = json.loads(Path(path).read_text(encoding="utf-8")), _unicode_to_byte()
         ranks = {bytes(u2b[ch] for ch in token): rank for token, rank in data["model"]["vocab"].items()}
         named = {t["id"]: t["content"] for t in data.get("added_tokens", []) if N_BASE <= t["id"] < N_VOCAB}
         return cls(ranks, _special_tokens(named))

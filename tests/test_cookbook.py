@@ -45,6 +45,20 @@ def test_profile_counts_each_stretch_of_the_stream_once():
     assert dict(exclusive_us(trace, 2)) == {"a": 5.0, "b": 4.0, "c": 1.0}  # 10 + 8 + 2 + 0 over 2 steps
 
 
+@pytest.mark.parametrize("model", ["20b", "120b"])
+def test_start_up_leaves_no_prefill_size_a_compile(model):
+    """cookbook/compile_variants.py, offline at the real shapes (8 slots: the fewest decode graphs): after the start-up
+    prompts of llm.WARM_UP, no prefill chunk of 1-600 tokens reaches a kernel specialization that start-up did not
+    compile. The forty-sixth session's start-up prompts (2 tokens and the chunk) left some to a user's request."""
+    run = lambda *extra: subprocess.run([sys.executable, str(COOKBOOK / "compile_variants.py"), "--model", model,
+                                         "--slots", "8", "--chunk", "600", "--check", *extra], capture_output=True,
+                                        text=True, timeout=600, cwd=COOKBOOK.parent)
+    p = run()
+    assert p.returncode == 0 and " 0 more reachable by a prefill chunk" in p.stdout, p.stdout[-3000:] + p.stderr[-3000:]
+    old = run("--prompts", "2", "600")
+    assert old.returncode == 1 and "_moe_kernel" in old.stdout, old.stdout[-3000:] + old.stderr[-3000:]
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git apply checks the patches")
 @pytest.mark.parametrize("patch", sorted(p.name for p in COOKBOOK.glob("patches/*.patch")))
 def test_prepared_patch_applies(patch):

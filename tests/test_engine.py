@@ -47,15 +47,24 @@ def test_dummy_full_size_generates(tmp_path, size):
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the start-up prefill runs where CUDA graphs are captured")
-def test_start_up_prefill_leaves_the_pools_full(tiny_dir):
-    """Two prompts (2 and min(chunk, KV / 2) tokens) prefill at start-up, so that Triton compiles the prefill
-    kernels before a user's first request (on a fresh machine a first 2-token prompt took 3.4 s and a first 4,096-token
-    one 5.9 s, s46); they leave nothing behind."""
+def test_start_up_prefill_compiles_every_size_and_leaves_the_pools_full(tiny_dir):
+    """Start-up prefills a prompt of each size in llm.WARM_UP (capped at min(chunk, KV / 2)), so that Triton compiles
+    the prefill kernels before a user's first request (on a fresh machine a first 2-token prompt took 3.4 s and a
+    first 4,096-token one 5.9 s, s46). Then no prompt size compiles anything (cookbook/compile_variants.py counts it
+    offline at the real shapes), and the pools are full."""
+    import triton
+    import kernels
+    kinds = [f for f in vars(kernels).values() if isinstance(f, triton.runtime.jit.JITFunction)]
+    compiled = lambda: sum(len(c[0]) for f in kinds for c in f.device_caches.values())  # specializations loaded
     eng = LLM(tiny_dir, tokenizer=TIKTOKEN, page_size=16, max_slots=4, num_pages=64)
     try:
-        assert next(eng.ids) == 2 and not eng.running and not eng.waiting
+        assert next(eng.ids) == 21 and not eng.running and not eng.waiting  # 1-16, 32, 64, 128, 256, 504: KV / 2
         assert len(eng.free_slots) == 4 and sorted(eng.free_pages) == list(range(1, 64))
+        before = compiled()
+        for n in (1, 5, 7, 17, 33, 47, 100, 129, 300, 503):
+            assert len(eng.generate(list(range(1, n + 1)), max_tokens=1).result().token_ids) == 1
         assert len(eng.generate([1, 2, 3], max_tokens=5, ignore_eos=True).result().token_ids) == 5
+        assert compiled() == before, "a prompt size compiled a kernel after start-up"
     finally:
         eng.stop()
 
