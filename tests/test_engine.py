@@ -48,10 +48,10 @@ def test_dummy_full_size_generates(tmp_path, size):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="the start-up prefill runs where CUDA graphs are captured")
 def test_start_up_prefill_compiles_every_size_and_leaves_the_pools_full(tiny_dir):
-    """Start-up prefills a prompt of each size in llm.WARM_UP (capped at min(chunk, KV / 2)), so that Triton compiles
-    the prefill kernels before a user's first request (on a fresh machine a first 2-token prompt took 3.4 s and a
-    first 4,096-token one 5.9 s, s46). Then no prompt size compiles anything (cookbook/compile_variants.py counts it
-    offline at the real shapes), and the pools are full."""
+    """Start-up prefills a prompt of each size in llm.WARM_UP (capped at min(chunk, KV / 2, max_model_len - 1)), so
+    that Triton compiles the prefill kernels before a user's first request (on a fresh machine a first 2-token prompt
+    took 3.4 s and a first 4,096-token one 5.9 s, s46). Then no prompt size compiles anything
+    (cookbook/compile_variants.py counts it offline at the real shapes), and the pools are full."""
     import triton
     import kernels
     kinds = [f for f in vars(kernels).values() if isinstance(f, triton.runtime.jit.JITFunction)]

@@ -1,7 +1,7 @@
 # The forty-seventh session's check of its start-up prompts (run by docs/runs/s47_next_calls.sh 1, from a tree's
 # root, with a fresh TRITON_CACHE_DIR): start-up time, then each prompt length's first and second request (greedy,
-# 1 token: TTFT only), 20b dummy at the defaults. The lengths are ones that the forty-sixth session's start-up (2
-# tokens and the chunk) left compiles to, by cookbook/compile_variants.py; 4,096 is one it covered.
+# 1 token: TTFT only), 20b dummy at the defaults. By cookbook/compile_variants.py (20b, 256 slots) the forty-sixth
+# session's start-up (2 tokens and the chunk) left compiles to 5, 20 and 2,000 tokens, and covered 300 and 4,096.
 import json, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, ".")

@@ -1,5 +1,6 @@
-# As run from the repository root in the forty-seventh session (docs/performance.md): chunks of two prompts, later
-# chunks of a long prompt and chunks of one-token pieces, 2-600 tokens, at 8 slots, against the start-up of llm.WARM_UP.
+# As run from the repository root in the forty-seventh session (docs/performance.md; output cv_multi.txt), 8 slots,
+# against a start-up of llm.WARM_UP capped at 600: for n = 2-600, a chunk of two prompts (n // 2 and the rest), a
+# later chunk of n tokens (300 cached), and a chunk of min(n, 8) one-token pieces.
 import sys; sys.argv = ["x"]; sys.path.insert(0, "cookbook")
 import compile_variants as CV
 from unittest import mock
