@@ -76,7 +76,7 @@ class Recorder:
         return new
 
 
-def engine(cfg, slots, sms, page=256):
+def engine(cfg, slots, page=256):
     """A namespace that LLM's methods run on: 2 layers of dummy meta weights, a meta KV cache and the static rows."""
     cfg = dataclasses.replace(cfg, num_hidden_layers=2, layer_types=["sliding_attention", "full_attention"])
     with mock.patch("torch.Generator", CPUGenerator):  # a CPU generator draws meta tensors
@@ -118,7 +118,7 @@ def report(cfg, slots, chunk, prompts, sms, compile_=False):
             mock.patch.object(torch.Tensor, "is_cuda", property(lambda t: True)), \
             mock.patch("torch.cuda.get_device_properties", lambda d: props), \
             mock.patch.object(ops, "k_splits", lambda p, d, c, f=ops.k_splits: f(p, SimpleNamespace(type="cuda"), c)):
-        e = engine(cfg, slots, sms)
+        e = engine(cfg, slots)
         for B in e.buckets[::-1]:  # start-up: LLM._capture_graphs' warm-ups, then the start-up prompts
             rec.step(lambda: llm.LLM._warm_up(e, B, False))
         for n in prompts:
@@ -128,19 +128,19 @@ def report(cfg, slots, chunk, prompts, sms, compile_=False):
             for key in rec.step(lambda: prefill(e, n)) - startup:
                 late[key].append(n)
         sampled = set().union(*(rec.step(lambda: llm.LLM._warm_up(e, B, True)) for B in e.buckets)) - startup
-    kernels = defaultdict(list)
-    for key, ns in late.items():
-        kernels[key[0]] += ns
+    kernels = defaultdict(list)  # kernel name -> its late keys
+    for key in late:
+        kernels[key[0]].append(key)
     hit = set().union(*late.values()) if late else set()
     print(f"{slots} slots, {chunk}-token chunks, start-up prompts {ranges(prompts)}: {len(startup)} compiles at "
           f"start-up; {len(late)} more reachable by a prefill chunk, at {len(hit)} of its {chunk} sizes")
-    for name, ns in sorted(kernels.items()):
-        print(f"  {name}: {len([k for k in late if k[0] == name])} at sizes {ranges(set(ns))}")
+    for name, keys in sorted(kernels.items()):
+        print(f"  {name}: {len(keys)} at sizes {ranges(set().union(*(late[k] for k in keys)))}")
     print(f"  first sampled decode step: {len(sampled)} more ({', '.join(sorted({k[0] for k in sampled})) or '-'})")
     if compile_:  # the start-up's compiles, then those it leaves to users' requests
         s, up = {k: rec.compile_s(k) for k in late}, sum(rec.compile_s(k) for k in startup)
         print(f"  compiling (sm_90, this CPU): start-up's {up:.1f} s, the rest {sum(s.values()):.1f} s (" + ", ".join(
-            f"{n} {sum(v for k, v in s.items() if k[0] == n):.1f}" for n in sorted(kernels)) + ")")
+            f"{n} {sum(s[k] for k in keys):.1f}" for n, keys in sorted(kernels.items())) + ")")
     return late
 
 
