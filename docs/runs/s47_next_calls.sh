@@ -18,7 +18,7 @@ case "${1:-}" in
        for t in new old; do d=$R; [ $t = old ] && d=$R/scratch/s47_old
            (cd "$d" && TRITON_CACHE_DIR=$(mktemp -d) timeout -k 5 200 python "$R/docs/runs/s47/cold2.py" $t 2>&1 \
                | tr '\r' '\n' | grep -E "^$t:|Error" | tee -a "$OUT/cold2.txt"); done
-       timeout -k 5 90 python docs/runs/s48/edge2.py 2>&1 | tr '\r' '\n' | grep -E "^\{" | tee "$OUT/edge2.txt" ;;
+       timeout -k 5 45 python docs/runs/s48/edge2.py 2>&1 | tr '\r' '\n' | grep -E "^\{|Error|Traceback" | tee "$OUT/edge2.txt" ;;
     2) gpu; bash cookbook/patches/ab.sh run 20b:1 20b:64 120b:64 2>&1 | tee "$OUT/ab.txt" ;;
     3) gpu; timeout -k 5 560 python -m pytest -q tests/test_engine.py --durations=8 2>&1 | tail -15 \
            | tee "$OUT/test_engine.txt" ;;

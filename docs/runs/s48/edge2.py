@@ -14,8 +14,10 @@ T = "shared/data/o200k_base.tiktoken"
 for kw, prompt, mt in [(dict(max_model_len=1), [1], 1), (dict(max_model_len=2), [1], 1),
                        (dict(max_model_len=3), [1, 2], 1), (dict(page_size=16, num_pages=2), [1, 2, 3], 4),
                        (dict(page_size=1, num_pages=2), [1], 1), (dict(page_size=1, num_pages=3), [1], 1)]:
-    eng = None
-    gc.collect(), torch.cuda.empty_cache() if torch.cuda.is_available() else None
+    eng = first = None
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
     try:
         t0 = time.perf_counter(); eng = LLM(str(d), tokenizer=T, max_slots=2, **kw)
         first, t = next(eng.ids), time.perf_counter() - t0
@@ -23,6 +25,8 @@ for kw, prompt, mt in [(dict(max_model_len=1), [1], 1), (dict(max_model_len=2), 
         print(f"\n{kw}: started in {t:.1f} s, next id {first}, KV {eng.kv_tokens}; "
               f"{len(prompt)}+{mt}: {len(out.token_ids)} tokens", flush=True)
     except Exception as e:
-        print(f"\n{kw}: {'started' if eng else 'start-up'}: {type(e).__name__}: {e}", flush=True)
+        where = f"started, next id {first}, KV {eng.kv_tokens}" if eng is not None else "start-up"
+        print(f"\n{kw}: {where}: {type(e).__name__}: {e}", flush=True)
     finally:
-        eng and eng.stop()
+        if eng is not None:
+            eng.stop()
