@@ -236,7 +236,7 @@ def _fp4x8(w):  # [R, 4] int32 words, 8 E2M1 codes each (layout: model/weights.p
 # Grouped MXFP4 GEMM, swapped: acc[BN, BM] = W[BN, K] @ x[BM, K]^T, so the 4-bit weights are the register
 # operand (decoded in place, no shared-memory round trip) and the few tokens of a tile are the MMA's N.
 # Weights come in 64 x 64 tiles that are contiguous 2 KB (+128 B of scales): each step streams whole tiles.
-@triton.jit(do_not_specialize_on_alignment=["stride_tt"])  # n_tiles: not a compile per size % 16 (same SASS, s47)
+@triton.jit(do_not_specialize_on_alignment=["stride_tt"])  # stride_tt = tile count: no compile per %16 (same SASS, s47)
 def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw_ptr, part_ptr, cnt_ptr,
                 N, K, stride_xm, stride_we, stride_wn, stride_se, stride_sn, stride_be, stride_om, stride_tt, E,
                 ROUTE: tl.constexpr, KP: tl.constexpr, EP: tl.constexpr, SP: tl.constexpr, TOPK: tl.constexpr,
