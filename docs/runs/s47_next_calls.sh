@@ -8,7 +8,7 @@
 #   3: the whole tests/test_engine.py on the warm machine (not run on a GPU since db8d571)
 # The forty-eighth session ran only call 1's GPU test (passed, H100) before its device time ran out on refused starts;
 # call 1 now also runs docs/runs/s48/edge2.py (start-up's caps at their edges, tiny checkpoint).
-# The forty-ninth session ran all three (docs/runs/s49/calls.sh, as run); align16.patch is now docs/runs/s47_align16.patch.
+# The forty-ninth session ran all three (docs/runs/s49/calls.sh, as run); the patch is now docs/runs/s47_align16.patch.
 set -u
 R=$(pwd); OUT=${OUT:-$R/scratch/out}; mkdir -p "$OUT"
 gpu() { nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee -a "$OUT/gpu.txt"; }
