@@ -138,12 +138,12 @@ def moe_route(x, wr, br, top_k, block_m, one=False):
     if one:  # over 32 experts top-k in every MoE program cost more than this launch (120b b1 -2.6%, s28)
         return part, ids, w
     n_tiles = min(triton.cdiv(A, block_m) + E, A)  # every used tile holds at least one pair
-    table = torch.empty((3, n_tiles), device=x.device, dtype=torch.int32)
+    table = torch.empty((3, triton.cdiv(n_tiles, 16) * 16), device=x.device, dtype=torch.int32)  # % 16: _tiles_kernel
     # all pairs of a decode step (up to 256 sequences) in one program: one sort, no load chain
-    block = min(1024, max(16, triton.next_power_of_2(A)))  # n_tiles <= A
-    K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, n_tiles, table.stride(0), EP=EP,
+    block = min(1024, max(16, triton.next_power_of_2(A)))  # programs cover 16 * cdiv(A, 16) >= the padded rows
+    K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, table.shape[1], table.stride(0), EP=EP,
                                               BLOCK_M=block_m, BLOCK=block, launch_pdl=True)
-    return table, order, w
+    return table[:, :n_tiles], order, w  # [3, n_tiles] of rows padded to 16
 
 
 def _moe_gemm(x, w, s, bias, out, table, order, rw, top_k, gate_up, limit, block_m, n, tiles=None, splits=1,
