@@ -72,7 +72,7 @@ def main():
         (w1, s1), (w2, s2) = layers[0]
         nbytes1 = experts * (w1[0].numel() * 4 + s1[0].numel())
         nbytes2 = experts * (w2[0].numel() * 4 + s2[0].numel())
-        splits = K.down_splits(T, table.shape[1], H, I, x.device)[0]
+        splits = K.down_splits(T, table.shape[1], H, I, x.device, block_m)[0]
         act = torch.empty(T * TOPK, I, device=dev, dtype=x.dtype)
         out = torch.empty(T * TOPK * splits, H, device=dev)
         if a.up_splits:

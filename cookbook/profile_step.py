@@ -88,7 +88,7 @@ def dummy_engine(doc):
 
 def profile_batch(eng, cfg, B, ctx, bw):
     Bp = fill_batch(eng, B, ctx)
-    experts, n_tiles, route = [], [], ops.moe_route
+    experts, n_tiles, rows, route = [], [], [], ops.moe_route
 
     def recording(x, wr, br, top_k, block_m, one=False):  # one eager step with the routing recorded: the experts
         out = route(x, wr, br, top_k, block_m, one)  # it really reads
@@ -97,13 +97,14 @@ def profile_batch(eng, cfg, B, ctx, bw):
         else:  # the tile table: expert or -1 per tile
             experts.append(out[0][0][out[0][0] >= 0])
         n_tiles.append(top_k if one else out[0].shape[1])
+        rows.append(block_m)
         return out
     ops.moe_route = recording
     eng._decode_body(Bp, False)
     ops.moe_route = route
     distinct = [int(e.unique().numel()) for e in experts]
     splits, _ = ops.down_splits(Bp, n_tiles[0], cfg.hidden_size, cfg.intermediate_size,  # rows per pair
-                                eng.device)
+                                eng.device, rows[0])
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(3):
             eng._decode_body(Bp, False)

@@ -185,12 +185,12 @@ def k_splits(programs, device, cap):
     return max(1, min(cap, 20 * sms // programs))
 
 
-def down_splits(T, n_tiles, H, I, device):
+def down_splits(T, n_tiles, H, I, device, block_m=16):
     """The down projection's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's). One
-    token: 256 columns (4.9 instead of 6.2 instructions a weight byte) at 8 splits, 384 programs: one wave at 3 an SM.
-    20b b1 620.1 -> 626.2 tok/s, 120b b1 438.0 -> 442.5 (H200, s21). Else at most 7 (s20, for one token then)."""
-    if T == 1:
-        return min(8, triton.cdiv(I, 64)), (256, 4, 3)
+    token: 256 columns, 8 splits, 384 programs: one wave at 3 an SM (20b b1 +1.0%, H200, s21). 64-row tiles up to
+    256 tokens: 128 columns, 1 split (20b, 256 tokens: 100.5 -> 91.7 us a layer, H100, s52). Else at most 7 (s20)."""
+    if T == 1 or (block_m == 64 and T <= 256):
+        return (min(8, triton.cdiv(I, 64)), (256, 4, 3)) if T == 1 else (1, (128, 4, 3))
     return k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64))), None
 
 
@@ -210,7 +210,7 @@ def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
     # blocks = 180 programs for 132 SMs); add_rmsnorm sums the down partials, the gate_up sums its own
     n_tiles = top_k if T == 1 else table.shape[1]
     up_splits = k_splits(n_tiles * triton.cdiv(2 * I, 128), x.device, min(2, triton.cdiv(H, 64)))
-    splits, tiles = down_splits(T, n_tiles, H, I, x.device)
+    splits, tiles = down_splits(T, n_tiles, H, I, x.device, block_m)
     pd = torch.bfloat16 if x.dtype == torch.float16 else x.dtype  # partial rows: the residual's range, not fp16's
     out = torch.empty((T * top_k * splits, H), device=x.device, dtype=pd)  # [A * S, H] pair order
     _moe_gemm(x, w1, s1, b1, act, table, order, rw, top_k, True, limit, block_m, 2 * I, splits=up_splits,
