@@ -296,8 +296,8 @@ def test_moe_real_shapes(device, E, T):
 
 
 @pytest.mark.parametrize("T,E,topk,block_m", [(1, 32, 4, 16), (37, 8, 4, 16), (300, 128, 4, 64), (5, 6, 2, 16),
-                                               (600, 8, 4, 16)])  # 1,200 and 2,400 pairs: 2 and 3 programs
-def test_moe_route(device, T, E, topk, block_m):
+                                               (600, 8, 4, 16), (1100, 8, 4, 128)])  # 1,200 and 2,400 pairs:
+def test_moe_route(device, T, E, topk, block_m):  # 5 and 10 programs of 256 pairs; 4,400: 5 of 1,024 (ops.moe_route)
     x, wr, br = torch.randn(T, 200, device=device), torch.randn(E, 200, device=device), torch.randn(E, device=device)
     table, order, w = K.moe_route(x, wr, br, topk, block_m)  # the router GEMV is in the kernel: K = 200 is odd
     ids, weights = R.route(x.double() @ wr.double().T + br.double(), topk)
