@@ -24,7 +24,8 @@ def test_example_runs(name):
 
 
 @pytest.mark.parametrize("name", ["moe_variants/moe_splitk.py", "moe_variants/moe_splitk2.py",
-                                  "moe_variants/gemv_one.py", "dense_variants/gemv_splitk.py"])
+                                  "moe_variants/gemv_one.py", "dense_variants/gemv_splitk.py",
+                                  "dense_variants/dense256.py"])
 def test_variant_checks(name):
     """The kept kernel variants still match their float32 references (each asserts it), on the interpreter."""
     env = dict(os.environ, TRITON_INTERPRET="1")
