@@ -5,7 +5,7 @@ At 256 tokens these GEMMs sit near the ridge point (256 flops a weight byte): in
 profile (H100, docs/runs/s51/profile_20b_random.json) cuBLAS's two per-layer GEMMs took 16.9 and 16.7 us a layer,
 for QKV's 29.5 MB and O's 23.6 MB of weights (8-11 us each at the GEMV probe's 2.8 TB/s).
 The split forms leave [T, S, N] partials that add_rmsnorm (O) or rope_kv (QKV) sum in the engine; here they are
-timed alone, so a split's extra partial bytes (T x S x N x 2) count against it only in `bytes`.
+timed alone, and a split's extra partial bytes (T x S x N x 2) are only printed beside its time.
 
     python cookbook/dense_variants/dense256.py --tokens 160 256                  # GPU
     TRITON_INTERPRET=1 python cookbook/dense_variants/dense256.py --check        # CPU: the sums agree with F.linear
