@@ -186,19 +186,19 @@ def k_splits(programs, device, cap):
 
 
 def down_splits(T, n_tiles, H, I, device, block_m=16):
-    """The down projection's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's). One
-    token: 256 columns, 8 splits, 384 programs: one wave at 3 an SM (20b b1 +1.0%, H200, s21). 64-row tiles up to
-    256 tokens: 128 columns, 1 split (20b, 256 tokens: 100.5 -> 91.7 us a layer, H100, s52). Else at most 7 (s20)."""
-    if T == 1 or (block_m == 64 and T <= 256):
-        return (min(8, triton.cdiv(I, 64)), (256, 4, 3)) if T == 1 else (1, (128, 4, 3))
-    return k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64))), None
+    """The down's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's). One token: 256
+    columns, 8 splits, one wave at 3 an SM (s21). 64-row tiles that would split K (20b 129-400 tokens): 128 columns,
+    1 split (256 tokens: 100.5 -> 91.7 us a layer, 20b b256 +2.5%, H100, s52). Else at most 7 splits (s20)."""
+    if T == 1:
+        return min(8, triton.cdiv(I, 64)), (256, 4, 3)
+    s = k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64)))
+    return (1, (128, 4, 3)) if block_m == 64 and s > 1 else (s, None)
 
 
 def moe(x, wr, br, w1, s1, b1, w2, s2, b2, top_k, limit, counters=None):
-    """x: [T, H] normed activations; wr [E, H], br [E]: the router. w1/s1, w2/s2: gate_up and down experts in
-    the tiled layout of model/weights.pack_experts; b1 [E, 2I], b2 [E, H]. counters: zeroed int32 scratch the
-    split gate_up leaves zeroed (None: a new one per call).
-    Returns [T, R, H] partials (R = top_k x down-projection K splits; bf16 for fp16 x), summed by add_rmsnorm."""
+    """x: [T, H] normed activations; wr [E, H], br [E]: the router. w1/s1, w2/s2: gate_up and down experts (tiled by
+    model/weights.pack_experts); b1 [E, 2I], b2 [E, H]. counters: zeroed int32 scratch the split gate_up leaves zeroed
+    (None: one per call). Returns [T, R, H] partials that add_rmsnorm sums (R = top_k x down splits; bf16 if x fp16)."""
     (T, H), I = x.shape, b1.shape[1] // 2
     assert wr.shape[0] == w1.shape[0] and b2.shape[1] == H
     # 16-row tiles while experts see few tokens (decode); 64 rows once a weight tile serves many (b256 on 20b: 886 us
