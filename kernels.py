@@ -198,8 +198,8 @@ def _topk_kernel(part_ptr, ids_ptr, w_ptr, E, S, TOPK: tl.constexpr, KP: tl.cons
 # its pairs by (expert, pair), and the one at sorted position j goes to row start[e] + (e's pairs in earlier blocks)
 # + j - (e's first position here). One program scanning pair by pair took 32 us per 120b layer at batch 64.
 @triton.jit(do_not_specialize_on_alignment=["A"])  # no compile per A % 16 (s47); the table is padded to 16 (ops, s50)
-def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.constexpr,
-                  BLOCK_M: tl.constexpr, BLOCK: tl.constexpr):
+def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, EP: tl.constexpr,  # n_tiles: the [3, n_tiles] table's
+                  BLOCK_M: tl.constexpr, BLOCK: tl.constexpr):  # padded row length, so also its row stride
     _pdl()
     c, j, i = tl.program_id(0) * BLOCK, tl.arange(0, BLOCK), tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     counts, before, hm = tl.zeros([EP], tl.int32), tl.zeros([EP], tl.int32), tl.zeros([EP], tl.int32)
@@ -216,8 +216,8 @@ def _tiles_kernel(ids_ptr, order_ptr, table_ptr, A, n_tiles, stride_tt, EP: tl.c
     exc = tl.minimum(ex, EP - 1)  # table entry i: expert ex = #experts with tile_end <= i (-1: none), rows
     row0 = tl.gather(start, exc, 0) + (i - tl.gather(tile_end - tiles, exc, 0)) * BLOCK_M
     tl.store(table_ptr + i, tl.where(i < tl.sum(tiles, axis=0), ex, -1), mask=i < n_tiles)
-    tl.store(table_ptr + stride_tt + i, row0, mask=i < n_tiles)
-    tl.store(table_ptr + 2 * stride_tt + i, tl.gather(start + counts, exc, 0), mask=i < n_tiles)
+    tl.store(table_ptr + n_tiles + i, row0, mask=i < n_tiles)
+    tl.store(table_ptr + 2 * n_tiles + i, tl.gather(start + counts, exc, 0), mask=i < n_tiles)
 
 
 @triton.jit

@@ -141,8 +141,8 @@ def moe_route(x, wr, br, top_k, block_m, one=False):
     table = torch.empty((3, triton.cdiv(n_tiles, 16) * 16), device=x.device, dtype=torch.int32)  # % 16: _tiles_kernel
     # 256-pair blocks to 4,096 pairs: 1,024 (20b b256) 3.5 us in 4 programs, 9.3 in one (a 1,024-key sort); at 32,768
     block = min(256 if A <= 4096 else 1024, max(16, triton.next_power_of_2(A)))  # 1,024: 25 us, 256: 35.7 (H100, s52)
-    K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, table.shape[1], table.stride(0), EP=EP,
-                                              BLOCK_M=block_m, BLOCK=block, launch_pdl=True)
+    K._tiles_kernel[(triton.cdiv(A, block),)](ids, order, table, A, table.shape[1], EP=EP, BLOCK_M=block_m,
+                                              BLOCK=block, launch_pdl=True)
     return table[:, :n_tiles], order, w  # [3, n_tiles] of rows padded to 16
 
 

@@ -25,7 +25,7 @@ def sig(spec, **consts):
 
 LIN = "x_ptr:*bf16 w_ptr:*bf16 b_ptr:*bf16 out_ptr:*fp32 T:i32 N:i32 K:i32 stride_xt:i32 stride_wn:i32 " \
       "stride_ot:i32 stride_os:i32"
-TILES = "ids_ptr:*i32 order_ptr:*i32 table_ptr:*i32 A:i32 n_tiles:i32 stride_tt:i32"
+TILES = "ids_ptr:*i32 order_ptr:*i32 table_ptr:*i32 A:i32 n_tiles:i32"
 CASES = {
     "add_rmsnorm": (K._add_rmsnorm_kernel, *sig("h_ptr:*bf16 d_ptr:*fp32 w_ptr:*bf16 out_ptr:*bf16 stride_ht:i32 "
                                                 "stride_dt:i32 stride_dr:i32 stride_ot:i32 N:i32 eps:fp32",
