@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "cookbook"))
 from bench_decode import gemv_tb_s, kv_keys, weight_bytes  # noqa: E402
-from llm import LLM  # noqa: E402
+from llm import LLM, SamplingParams  # noqa: E402
 from model import ops  # noqa: E402
 from model.config import GptOssConfig, gpt_oss_120b  # noqa: E402
 
@@ -60,13 +60,17 @@ def exclusive_us(trace, steps):
     return out
 
 
-def fill_batch(eng, B, ctx):
-    """Runs B sequences of ctx tokens, which leaves their decode inputs in the static buffers; returns the
-    captured batch size that serves B. Random tokens, as bench_decode.py's: runs of consecutive ids routed 256
-    sequences to 19.8 experts a layer, random ones to 23.8 (H100, s51), so the old profile understated the MoE."""
+def fill_batch(eng, B, ctx, tail=8):
+    """Runs B sequences of ctx tokens so that all B decode together in the last `tail` steps, which leaves their
+    decode inputs in the static buffers; returns the captured batch size that serves B. Prefill chunks and decode
+    steps take turns (llm.step): the sequence whose prompt ends in chunk c of P decodes P - 1 - c steps between
+    chunks, so max_tokens = P - c + tail ends all B at one step (4 tokens each left 256 apart: s52). Random
+    tokens, as bench_decode.py's: runs of consecutive ids routed 256 sequences to 19.8 experts a layer (s51)."""
     gen = torch.Generator().manual_seed(0)
     prompts = [torch.randint(0, 199_000, (ctx,), generator=gen).tolist() for _ in range(B)]
-    eng.generate(prompts, max_tokens=4, ignore_eos=True).result()
+    P, chunk = -(-B * ctx // eng.prefill_chunk), lambda i: -(-(i + 1) * ctx // eng.prefill_chunk) - 1
+    eng.generate(prompts, [SamplingParams(max_tokens=P - chunk(i) + tail, ignore_eos=True) for i in range(B)]).result()
+    assert len(eng._last_batch[0]) == B, f"the last decode step ran {len(eng._last_batch[0])} of {B} sequences"
     return min(b for b, s in eng.graphs if b >= B and not s)
 
 
