@@ -70,7 +70,8 @@ def fill_batch(eng, B, ctx, tail=8):
     prompts = [torch.randint(0, 199_000, (ctx,), generator=gen).tolist() for _ in range(B)]
     P, chunk = -(-B * ctx // eng.prefill_chunk), lambda i: -(-(i + 1) * ctx // eng.prefill_chunk) - 1
     eng.generate(prompts, [SamplingParams(max_tokens=P - chunk(i) + tail, ignore_eos=True) for i in range(B)]).result()
-    assert len(eng._last_batch[0]) == B, f"the last decode step ran {len(eng._last_batch[0])} of {B} sequences"
+    assert len(eng._last_batch[0]) == B, (f"the last decode step ran {len(eng._last_batch[0])} of {B} sequences: "
+                                          f"{eng.kv_tokens:,} KV tokens held too few at once (try a shorter --context)")
     return min(b for b, s in eng.graphs if b >= B and not s)
 
 
