@@ -289,7 +289,7 @@ def test_moe_small_scales(device, scale_range):
 
 @gpu_only
 @pytest.mark.parametrize("E", [32, 128])  # 20b and 120b
-@pytest.mark.parametrize("T", [1, 64, 256, 1000])  # 256 (20b): 64-row tiles, a 128-column down
+@pytest.mark.parametrize("T", [1, 64, 256, 1000, 2048])  # 20b: 256 64-row tiles, 2048 128-row; a 128-column down
 def test_moe_real_shapes(device, E, T):
     y, ref = moe_case(device, E, 2880, 2880, T, 4, torch.bfloat16)
     assert rel(y, ref) < TOL[torch.bfloat16]
