@@ -188,7 +188,7 @@ def k_splits(programs, device, cap):
 def down_splits(T, n_tiles, H, I, device, block_m=16):
     """The down's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's). One token: 256
     columns, 8 splits (s21). 128 columns, 1 split: 64-row tiles that would split K (20b 129-400 tokens; 256: 100.5 ->
-    91.7 us a layer, b256 +2.5%, s52) and 128-row ones up to 4,096 tokens (20b: -10-17%, TTFT -1-3%, s53). Else <= 7."""
+    91.7 us a layer, b256 +2.5%, s52) and 128-row ones up to 4,096 tokens (20b: -7-17%, TTFT -2%, s53). Else <= 7."""
     if T == 1:
         return min(8, triton.cdiv(I, 64)), (256, 4, 3)
     s = k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64)))
