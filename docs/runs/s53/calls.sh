@@ -12,7 +12,7 @@
 #         on fill_batch's assertion: the 80 GB card's KV cache holds ~140 of the 256 sequences at once)
 #   Here: down128p.patch written; bash cookbook/patches/ab.sh prepare down128p (trees from b2b73c6, whose engine
 #         is 1d8d350's)
-#   3 (ended ~13:21, 57 s, fresh O): bash c3_call_as_run.sh (scratch/ttft_ab.py = ttft_ab.py here): down128p's
+#   3 (ended ~13:21, 57 s, fresh O): bash c3_call.sh (its scratch/ttft_ab.py is ttft_ab.py here): down128p's
 #         test_moe_real_shapes at 2,048 tokens, then TTFT, main first                  -> c3/
 #   4 (ended ~13:23, 16 s, O): bash c4_call.sh: TTFT, down128p first                   -> c4/
-#   give_back (231 s left). c3_call.sh is the first, longer form of call 3 (never ran); it points at ttft_ab.py here.
+#   give_back (231 s left).
