@@ -6,11 +6,14 @@ to, achieved GB/s. The winner is hard-coded in model/ops._moe_gemm.
     python cookbook/bench_moe.py --tokens 1 2 4 8 --up-splits 1 2 3 4     # gate_up K splits (engine tiles)
     python cookbook/bench_moe.py --tokens 1 2 4 8 16 32 64 128 --down-splits 1 2 3 4 6 8
     python cookbook/bench_moe.py --tokens 64 256 --tiles 128,4,3 256,4,3 --block-m 32   # other tiles, tile rows
-    python cookbook/bench_moe.py --tokens 1 8 64 --chain     # route -> gate_up -> down per layer, as the engine runs
+    python cookbook/bench_moe.py --tokens 1 8 64 --chain     # route -> gate_up -> down -> add_rmsnorm per layer
+    python cookbook/bench_moe.py --tokens 8 64 --chain --down-splits 1 2 3   # the same chain, the down at each split
 
 Kernels timed back to back overlap their launches and tails with copies of themselves, which the engine never
 does: a change that sped up the 1-token gate_up by 3.4 us a layer back to back lost 0.5 us a layer after routing,
-and 1.2% end to end (docs/optimizations.md, thirteenth session). --chain times the engine's order.
+and 1.2% end to end (docs/optimizations.md, thirteenth session); at 8 tokens the down at 1 K split timed 10%
+faster alone and ran the step 3.0% slower (fifty-fifth). --chain times the engine's order, add_rmsnorm's sum of
+the down's partial rows included.
 """
 import argparse
 import itertools
@@ -54,7 +57,8 @@ def main():
     ap.add_argument("--tiles", nargs="+", help="(BLOCK_N,warps,stages) configs to sweep, e.g. 128,4,3 256,4,3 "
                     "(default: 64/128 x 4/8 warps x 3/4/6 stages); with --up/down-splits, the first one")
     ap.add_argument("--block-m", type=int, help="rows per tile (default: the engine's 16, 64 or 128)")
-    ap.add_argument("--chain", action="store_true", help="time routing + gate_up + down per layer (engine tiles)")
+    ap.add_argument("--chain", action="store_true", help="time routing + gate_up + down + add_rmsnorm per layer "
+                    "(engine tiles; with --down-splits, once per split)")
     ap.add_argument("--out", help="JSON lines: every config's gate_up and down time at every token count")
     a = ap.parse_args()
     E, H, I, TOPK, dev = a.experts, 2880, 2880, 4, "cuda"
@@ -94,8 +98,15 @@ def main():
             for w in wrs[1:]:  # each layer routes differently, as the model's do
                 w.normal_()
             cnt = torch.zeros(4096, device=dev, dtype=torch.int32)  # the engine's static split counters
-            t = graph_us(lambda l: K.moe(x, wrs[l], br, *layers[l][0], b1, *layers[l][1], b2, TOPK, 7.0, counters=cnt))
-            print(f"T={T}: {experts} experts; route + gate_up + down {t:.1f} us per layer", flush=True)
+            h, nw = torch.zeros(T, H, device=dev, dtype=torch.bfloat16), torch.ones(H, device=dev)  # [T, H] residual
+            rule = K.down_splits
+            for sp in a.down_splits or [0]:  # 0: the engine's rule; else every down at sp K splits, its tiles kept
+                K.down_splits = (lambda *r, sp=sp, **kw: (sp, rule(*r, **kw)[1])) if sp else rule
+                t = graph_us(lambda l: K.add_rmsnorm(h, nw, 1e-5, K.moe(x, wrs[l], br, *layers[l][0], b1,
+                                                                        *layers[l][1], b2, TOPK, 7.0, counters=cnt)))
+                print(f"T={T}: {experts} experts; route + gate_up + down{f' at {sp} splits' if sp else ''} + "
+                      f"add_rmsnorm {t:.1f} us per layer", flush=True)
+            K.down_splits = rule
         if a.up_splits or a.down_splits or a.chain:
             continue
         res = []
