@@ -1,5 +1,5 @@
 # s55 call 2: downx2 (twice the down's K splits below 64 tokens, at most 7) and upx2 (the gate_up's split rule at
-# half the programs: 2 splits at 8-64 tokens) against main at 20b b8, both orders; upx2's GPU MoE tests first
+# half the programs: 2 splits at 8-104 tokens) against main at 20b b8, both orders; upx2's GPU MoE tests first
 set -u; OUT=${OUT:-scratch/out}; mkdir -p "$OUT"; T0=$SECONDS
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"; date -u
 (cd scratch/ab_upx2 && ln -sfn ../../shared shared && timeout 120 python -m pytest -q -x tests/test_kernels.py \
