@@ -12,6 +12,7 @@
 #         main at b8 and b1); two jsonl files of its second order did not come back ("count"), their lines are in
 #         c4_stdout.txt
 #   give_back (434 s left).
-#   5 (not run): bash c5_call.sh, undo1b64 vs main at 20b b96 (the batch 6854d11 changed and nobody timed)
+#   5 (not run): bash c5_call.sh, undo1b64 vs main at 20b b96 (the batch 6854d11 changed and nobody timed); the
+#         file now holds its form for ab.sh run --both (added after these calls)
 # Patches (each against 52fc3f3): down1lt64.patch, down2lt64.patch (prepared, not timed: call 1 chose 1 split),
 # downx2.patch, upx2.patch, n256b8.patch, slide2.patch, undo1b64.patch.
