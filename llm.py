@@ -435,8 +435,7 @@ class LLM:
     def _finish(self, r, reason):
         now = time.perf_counter()
         m = dict(queue_time=r.t_admit - r.t_arrive if r.t_admit else now - r.t_arrive,
-                 ttft=r.t_first - r.t_arrive if r.t_first else None,
-                 decode_time=now - r.t_first if r.t_first else None)
+                 ttft=r.t_first - r.t_arrive if r.t_first else None, decode_time=now - r.t_first if r.t_first else None)
         text = r.text if r.text is not None else self.tokenizer.decode(r.out)
         self._resolve(r, RequestOutput(r.id, r.prompt, list(r.out), text, reason, m, r.logprobs, r.prompt_logprobs))
 

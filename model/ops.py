@@ -188,10 +188,12 @@ def k_splits(programs, device, cap):
 def down_splits(T, n_tiles, H, I, device, block_m=16):
     """The down's K splits (add_rmsnorm's rows per pair; none empty) and tiles (None: _moe_gemm's). One token: 256
     columns, 8 splits (s21). 128 columns, 1 split: 64-row tiles that would split K (20b 129-400 tokens; b256 +2.5%,
-    s52), 128-row ones up to 4,096 tokens (20b TTFT -2%, s53). Else <= 7 (1 from 64: b80 -1.1%, b96 -1.3%; s56)"""
+    s52), 128-row ones up to 4,096 tokens (20b TTFT -2%, s53). Else <= 7, and 3 where k_splits gives 2 from 80 tokens
+    (20b 80-100; H100: b96 +1.0%, b80 +0.8%, b72 even, b64 -0.8%; s57), not 1 (H200 b80 -1.1%, b96 -1.3%; s56)"""
     if T == 1:
         return min(8, triton.cdiv(I, 64)), (256, 4, 3)
     s = k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64)))
+    s = 3 if s == 2 and T >= 80 else s
     return (1, (128, 4, 3)) if block_m == 64 and s > 1 or block_m == 128 and T <= 4096 else (s, None)
 
 
