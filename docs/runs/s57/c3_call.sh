@@ -1,0 +1,2 @@
+# s57 call 3 (the same warm H100): down3 first at 20b b64 and b96 (calls.sh 4), then main first at b80
+set -u; OUT=$(cd "$OUT" && pwd); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee -a "$OUT/gpu.txt"; OUT=$OUT bash docs/runs/s57/calls.sh 4 | grep -v NVIDIA; for d in scratch/ab_old scratch/ab_untiles256; do mv $d/COMMIT $d/COMMIT.off; done; OUT=$OUT/b80 bash cookbook/patches/ab.sh run 20b:80; date -u
