@@ -94,7 +94,7 @@ class SafetensorsReader:
             self.handles[f] = safe_open(f, framework="pt")
         t = self.handles[f].get_tensor(name)
         if tuple(t.shape) != tuple(shape) or t.dtype != dtype:
-            raise ValueError(f"{name}: checkpoint has {tuple(t.shape)} {t.dtype}, config implies {tuple(shape)} {dtype}")
+            raise ValueError(f"{name}: checkpoint has {tuple(t.shape)} {t.dtype}, config needs {tuple(shape)} {dtype}")
         return t.to(device)
 
 
