@@ -1,4 +1,4 @@
-# The fifty-eighth session's short call, never run (12 tries got no machine). After the prep in the header of
+# The fifty-eighth session's short call, never run (13 tries got no machine). After the prep in the header of
 # docs/runs/s57/next_calls.sh: run(command="bash docs/runs/s58/next_call.sh", carry=["shared", "scratch"],
 # kind="nvidia-h200", timeout_s=420). ~6 min warm; fits ~430 s of device time with the start.
 # On an H200: 20b b96, main (3 down splits from 80 tokens, 13e1746) against d9cb215 (2), both orders.
