@@ -193,7 +193,7 @@ def down_splits(T, n_tiles, H, I, device, block_m=16):
     if T == 1:
         return min(8, triton.cdiv(I, 64)), (256, 4, 3)
     s = k_splits(n_tiles * triton.cdiv(H, 128), device, min(7, triton.cdiv(I, 64)))
-    s = 3 if s == 2 and T >= 80 else s
+    s = 3 if s == 2 and T >= 80 and I > 128 else s  # I > 128: 3 K blocks of 64 to split
     return (1, (128, 4, 3)) if block_m == 64 and s > 1 or block_m == 128 and T <= 4096 else (s, None)
 
 

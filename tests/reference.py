@@ -63,24 +63,24 @@ def rope(x: torch.Tensor, positions: torch.Tensor, inv_freq: torch.Tensor,
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sinks: torch.Tensor,
               window=None, positions=None) -> torch.Tensor:
-    """q [T, nh, hd], k/v [T, nkv, hd], sinks [nh] -> [T, nh*hd]. Causal, GQA, sinks, optional window."""
-    T, nh, hd = q.shape
-    nkv = k.shape[1]
+    """q [Tq, nh, hd]: the last Tq of the T tokens in k/v [T, nkv, hd]; sinks [nh] -> [Tq, nh*hd]. Causal, GQA,
+    sinks, optional window. Only the Tq query rows are scored: [nh, Tq, T] fp32 (16 GiB at Tq = T = 8,192)."""
+    (Tq, nh, hd), (T, nkv) = q.shape, k.shape[:2]
     if positions is None:
         positions = torch.arange(T, device=q.device)
     rep = nh // nkv
     kk = k.float().repeat_interleave(rep, dim=1)                # [T, nh, hd]: head h -> kv h // rep
     vv = v.float().repeat_interleave(rep, dim=1)
-    scores = torch.einsum("ihd,jhd->hij", q.float(), kk) / math.sqrt(hd)  # [nh, Tq, Tk]
-    pi, pj = positions[:, None], positions[None, :]
-    allowed = pj <= pi                                          # [Tq, Tk]
+    scores = torch.einsum("ihd,jhd->hij", q.float(), kk) / math.sqrt(hd)  # [nh, Tq, T]
+    pi, pj = positions[T - Tq:, None], positions[None, :]
+    allowed = pj <= pi                                          # [Tq, T]
     if window is not None:
         allowed = allowed & (pj > pi - window)                  # exactly `window` keys incl. itself
     scores = scores.masked_fill(~allowed, float("-inf"))
-    sink_col = sinks.float().view(nh, 1, 1).expand(nh, T, 1)   # [nh, Tq, 1]
+    sink_col = sinks.float().view(nh, 1, 1).expand(nh, Tq, 1)  # [nh, Tq, 1]
     probs = torch.softmax(torch.cat([scores, sink_col], dim=-1), dim=-1)[..., :-1]  # drop sink
-    out = torch.einsum("hij,jhd->ihd", probs, vv)               # [T, nh, hd]
-    return out.reshape(T, nh * hd)
+    out = torch.einsum("hij,jhd->ihd", probs, vv)               # [Tq, nh, hd]
+    return out.reshape(Tq, nh * hd)
 
 
 def swiglu(h: torch.Tensor, limit: float = 7.0, alpha: float = 1.702) -> torch.Tensor:

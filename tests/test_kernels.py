@@ -1,6 +1,8 @@
 """Each kernel against a float32 PyTorch reference written from the math (tests/reference.py).
 Small and odd shapes run everywhere (the CPU runs them under TRITON_INTERPRET=1); the real 20b and
 120b per-layer shapes run on CUDA only. Mutation checks: a deliberately broken variant must fail."""
+import itertools
+
 import pytest
 import torch
 
@@ -166,8 +168,8 @@ def attention_case(device, dtype, ctx, new, window, splits, NH=8, NKV=2, D=64, p
     out = K.attention(qkv, kc, vc, table, cu, start, sinks if kernel_sinks is None else kernel_sinks.to(device),
                       NH, NKV, window if kernel_window is None else kernel_window, 128 if window else page,
                       max(new), splits=splits, appended=appended, counters=counters, out=out)
-    ref = [R.attention(f[:, :NH], f[:, NH:NH + NKV], f[:, NH + NKV:], sinks, window or None).view(-1, NH, D)[c:]
-           for f, c in zip(full, ctx)]
+    ref = [R.attention(f[c:, :NH], f[:, NH:NH + NKV], f[:, NH + NKV:], sinks, window or None).view(-1, NH, D)
+           for f, c in zip(full, ctx)]  # the new rows only: 8,191 cached keys, 1 query, not [64, 8192, 8192] fp32
     return out, torch.cat(ref)
 
 
@@ -293,6 +295,15 @@ def test_moe_small_scales(device, scale_range):
 def test_moe_real_shapes(device, E, T):
     y, ref = moe_case(device, E, 2880, 2880, T, 4, torch.bfloat16)
     assert rel(y, ref) < TOL[torch.bfloat16]
+
+
+def test_down_splits_stay_within_k():
+    """1 <= the down's K splits <= I's 64-wide K blocks. 13e1746's 3 splits from 80 tokens gave the tiny checkpoint's
+    I = 128 (2 blocks) 3 on a GPU: _moe_gemm asserted in the cookbook runs (s59); CPU CI's 2 "SMs" gave 1 split."""
+    for T, n, H, I, bm in itertools.product([1, 2, 64, 80, 100, 300, 5000], [1, 7, 14, 20, 64], [64, 128, 2880],
+                                            [64, 128, 192, 2880], [16, 64, 128]):
+        s, _ = K.down_splits(T, n, H, I, torch.device("cpu"), bm)
+        assert 1 <= s <= -(-I // 64), (T, n, H, I, bm, s)
 
 
 @pytest.mark.parametrize("T,E,topk,block_m", [(1, 32, 4, 16), (37, 8, 4, 16), (300, 128, 4, 64), (5, 6, 2, 16),
