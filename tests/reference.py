@@ -64,7 +64,7 @@ def rope(x: torch.Tensor, positions: torch.Tensor, inv_freq: torch.Tensor,
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sinks: torch.Tensor,
               window=None, positions=None) -> torch.Tensor:
     """q [Tq, nh, hd]: the last Tq of the T tokens in k/v [T, nkv, hd]; sinks [nh] -> [Tq, nh*hd]. Causal, GQA,
-    sinks, optional window. Only the Tq query rows are scored: [nh, Tq, T] fp32 (16 GiB at Tq = T = 8,192)."""
+    sinks, optional window. Only the Tq query rows are scored: [nh, Tq, T] fp32 (16 GiB at nh = 64, Tq = T = 8,192)."""
     (Tq, nh, hd), (T, nkv) = q.shape, k.shape[:2]
     if positions is None:
         positions = torch.arange(T, device=q.device)
