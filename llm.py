@@ -205,7 +205,7 @@ class LLM:
         """prompts: a string, a list of token ids, or a list of either. sampling_params: one SamplingParams,
         one per prompt, or its fields as keywords. Returns a Future of one RequestOutput (single prompt)
         or of a list of them; future.request_ids names the requests for abort()."""
-        single = isinstance(prompts, str) or type(prompts) in (list, tuple) and prompts and isinstance(prompts[0], int)
+        single = not isinstance(prompts, (list, tuple)) or prompts and isinstance(prompts[0], int)  # else a list
         plist = [prompts] if single else list(prompts)
         if not plist:
             raise ValueError("prompts: no prompt given")
@@ -308,6 +308,8 @@ class LLM:
         return reqs
 
     def _make_request(self, prompt, params):
+        if not isinstance(prompt, (str, list, tuple)):  # bytes, arrays, None: not silently token ids or a TypeError
+            raise ValueError(f"prompt: must be a string or a list of token ids, got {type(prompt).__name__}")
         ids = self.tokenizer.encode(prompt, allow_special=True) if isinstance(prompt, str) else list(prompt)
         if not ids:
             raise ValueError("prompt is empty")

@@ -18,11 +18,9 @@ O200K_PATTERN = "|".join([
 ])
 N_BASE = 199_998   # mergeable ranks 0..199997
 N_VOCAB = 201_088  # specials fill 199998..201087
-NAMED_SPECIALS = {
-    "<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002,
-    "<|constrain|>": 200003, "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007,
-    "<|message|>": 200008, "<|call|>": 200012, "<|endofprompt|>": 200018,
-}
+NAMED_SPECIALS = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002, "<|constrain|>": 200003,
+                  "<|channel|>": 200005, "<|start|>": 200006, "<|end|>": 200007, "<|message|>": 200008,
+                  "<|call|>": 200012, "<|endofprompt|>": 200018}
 
 
 def _special_tokens(overrides: dict[int, str] | None = None) -> dict[str, int]:

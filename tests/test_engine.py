@@ -268,13 +268,17 @@ def test_every_decode_batch_writes_one_logits_buffer(engine):
                                              ([1], dict(seed=2**64), "seed"),  # would fail the whole step
                                              ([1], dict(stop_token_ids=200002), "stop_token_ids"),
                                              ([1], dict(top_p=None), "top_p"), ([1], dict(min_p="0.1"), "min_p"),
-                                             ([1], dict(stop=7), "stop"), ([1], dict(max_tokens=True), "max_tokens")])
+                                             ([1], dict(stop=7), "stop"), ([1], dict(max_tokens=True), "max_tokens"),
+                                             (7, {}, "prompt: must be a string or a list of token ids, got int"),
+                                             (None, {}, "got NoneType"), (b"\x01", {}, "got bytes")])
 def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
     before = engine.inbox.qsize()
     with pytest.raises(ValueError, match=match):
         engine.generate([[1, 2, 3], prompt], **kw)
     with pytest.raises(ValueError, match="no prompt"):
         engine.generate([])
+    with pytest.raises(ValueError, match="prompt: must be a string"):  # one bad prompt, not a list to iterate
+        engine.generate(None)
     assert engine.inbox.qsize() == before
 
 
