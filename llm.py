@@ -243,7 +243,7 @@ class LLM:
     def chat(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
         """messages: one OpenAI-style conversation (list of dicts) or a list of them, rendered in harmony.
         Returns a Future of one ChatOutput (or a list): reasoning, text and tool_calls parsed from the output."""
-        single = bool(messages) and not isinstance(messages[0], (list, tuple))  # one conversation, or a list
+        single = not isinstance(messages, (list, tuple)) or messages and not isinstance(messages[0], (list, tuple))
         prompts = [harmony.render_ids(self.tokenizer, c, reasoning_effort, tools) for c in
                    ([messages] if single else messages)]
         inner = self.generate(prompts, sampling_params, **kw)

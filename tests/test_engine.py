@@ -536,6 +536,7 @@ def test_scored_prompts_prefill_at_most_512_rows(engine, monkeypatch):
     ([{"role": "user", "content": "x"}], [{"type": "function", "function": {"description": "no name"}}], "name"),
     ([{"role": "user", "content": "x"}], [{"type": "function", "function": {"name": "f", "parameters": {1, 2}}}],
      "JSON"),
+    (None, None, "messages must be a list"), (5, None, "messages must be a list"),  # were TypeErrors
 ])
 def test_bad_chat_input_is_rejected_and_nothing_enqueued(engine, messages, tools, match):
     before = engine.inbox.qsize()
