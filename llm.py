@@ -175,14 +175,12 @@ class LLM:
         self.cfg = cfg = GptOssConfig.from_file(Path(model) / "config.json")
         self.max_model_len = min(max_model_len or cfg.max_position_embeddings, cfg.max_position_embeddings)
         self.tokenizer = Tokenizer.from_dir(model, tokenizer)
-        bar = lambda it: tqdm(it, desc="loading weights", unit="layer", leave=False)
         glob, layers = load_weights(model, cfg, self.device, self.dtype, dummy=load_format == "dummy", seed=seed,
-                                    progress=bar)
+                                    progress=lambda it: tqdm(it, desc="loading weights", unit="layer", leave=False))
         self.model = GptOss(cfg, glob, layers, self.max_model_len, self.device)
         self.max_slots, self.page, self.prefill_chunk = max_slots, page_size, prefill_chunk
         self.kv = self._allocate_cache(num_pages, gpu_memory_utilization)
-        self.free_slots = deque(range(max_slots))
-        self.free_pages = deque(range(1, self.kv.k_full.shape[1] // page_size))
+        self.free_slots, self.free_pages = deque(range(max_slots)), deque(range(1, self.kv.k_full.size(1) // page_size))
         self.stop_ids = list(self.tokenizer.eos_ids)  # <|return|>, <|call|>, <|endoftext|> (generation_config.json)
         self.graphs, self.graph_pool = {}, None
         self._static_buffers()
@@ -310,6 +308,8 @@ class LLM:
     def _make_request(self, prompt, params):
         if not isinstance(prompt, (str, list, tuple)):  # bytes, arrays, None: not silently token ids or a TypeError
             raise ValueError(f"prompt: must be a string or a list of token ids, got {type(prompt).__name__}")
+        if not isinstance(params, SamplingParams):  # not an AttributeError on its first field
+            raise ValueError(f"sampling_params: must be SamplingParams or a list of them, got {type(params).__name__}")
         ids = self.tokenizer.encode(prompt, allow_special=True) if isinstance(prompt, str) else list(prompt)
         if not ids:
             raise ValueError("prompt is empty")

@@ -279,6 +279,8 @@ def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
         engine.generate([])
     with pytest.raises(ValueError, match="prompt: must be a string"):  # one bad prompt, not a list to iterate
         engine.generate(None)
+    with pytest.raises(ValueError, match="sampling_params: must be SamplingParams or a list of them, got dict"):
+        engine.generate([[1, 2], prompt], sampling_params=dict(max_tokens=2))
     assert engine.inbox.qsize() == before
 
 
