@@ -15,7 +15,7 @@ import threading
 import time
 from collections import Counter, deque
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 if not torch.cuda.is_available():  # no GPU: the kernels run on the CPU under Triton's interpreter
     os.environ.setdefault("TRITON_INTERPRET", "1")
+INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"  # @triton.jit reads it once: as kernels.py is imported below
 
 from model.config import GptOssConfig
 from model import harmony, ops
@@ -59,14 +60,16 @@ class SamplingParams:
         need(num(self.top_p) and 0 < self.top_p <= 1, "top_p", "must be a number in (0, 1]")
         need(num(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be an int in [0, {TOP_K_CAP}]")
         need(num(self.min_p) and 0 <= self.min_p <= 1, "min_p", "must be a number in [0, 1]")
-        need(self.seed is None or isinstance(self.seed, int) and abs(self.seed) < 2**63, "seed", "must be an int64")
+        need(self.seed is None or num(self.seed, int) and abs(self.seed) < 2**63, "seed", "must be an int64")
         need(self.stop_token_ids is None or isinstance(self.stop_token_ids, (list, tuple)) and all(
-            isinstance(t, int) for t in self.stop_token_ids), "stop_token_ids", "must be None or a list of ints")
+            num(t, int) for t in self.stop_token_ids), "stop_token_ids", "must be None or a list of ints")
+        need(isinstance(self.ignore_eos, bool), "ignore_eos", "must be True or False")  # "no" would be truthy
         for f, v in (("logprobs", self.logprobs), ("prompt_logprobs", self.prompt_logprobs)):
             need(v is None or (num(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
         self.stop = [self.stop] if isinstance(self.stop, str) else self.stop
         need(self.stop is None or isinstance(self.stop, (list, tuple)) and all(
             isinstance(x, str) and x for x in self.stop), "stop", "must be a string or a list of non-empty strings")
+        self.stop, self.stop_token_ids = (v if v is None else tuple(v) for v in (self.stop, self.stop_token_ids))
 
 
 @dataclass
@@ -172,6 +175,8 @@ class LLM:
             raise ValueError(f"gpu_memory_utilization must be in (0, 1], got {gpu_memory_utilization!r}")
         if self.device.type == "cuda" and torch.cuda.get_device_capability(self.device) < (9, 0):
             raise RuntimeError(f"{torch.cuda.get_device_name(self.device)} is not a Hopper GPU: the kernels need sm_90")
+        if self.device.type == "cpu" and not INTERPRET:  # CPU tensors would reach compiled kernels
+            raise RuntimeError("device='cpu' runs the kernels under TRITON_INTERPRET=1: set it before importing llm")
         self.cfg = cfg = GptOssConfig.from_file(Path(model) / "config.json")
         self.max_model_len = min(max_model_len or cfg.max_position_embeddings, cfg.max_position_embeddings)
         self.tokenizer = Tokenizer.from_dir(model, tokenizer)
@@ -310,6 +315,7 @@ class LLM:
             raise ValueError(f"prompt: must be a string or a list of token ids, got {type(prompt).__name__}")
         if not isinstance(params, SamplingParams):  # not an AttributeError on its first field
             raise ValueError(f"sampling_params: must be SamplingParams or a list of them, got {type(params).__name__}")
+        params = replace(params)  # checked again, and the caller's later edits can't outgrow r's pages mid-run
         ids = self.tokenizer.encode(prompt, allow_special=True) if isinstance(prompt, str) else list(prompt)
         if not ids:
             raise ValueError("prompt is empty")
@@ -463,11 +469,9 @@ class LLM:
         request scores its prompt: its logits are [rows, 201,088] fp32, 0.38 GiB, inside the 1 GiB reserve)."""
         scoring = any(r.params.prompt_logprobs is not None for r in reqs)
         budget = min(self.prefill_chunk, 512) if scoring else self.prefill_chunk
-        chunk = []
-        for r in reqs:  # in admission order until the budget is spent
-            if budget > 0:
-                chunk.append((r, min(len(r.prompt) - r.cached, budget)))
-                budget -= chunk[-1][1]
+        left = [len(r.prompt) - r.cached for r in reqs]  # in admission order until the budget is spent
+        chunk = [(r, min(n, budget - (end - n))) for r, n, end in zip(reqs, left, itertools.accumulate(left))
+                 if end - n < budget]  # end - n: the tokens of the requests before r
         inp, scored, done = self._prefill_inputs(chunk)
         logits = self.model.forward(inp, self.kv)  # [R, V]
         self._flush()  # the decode step before this chunk: its tokens go out while the chunk runs

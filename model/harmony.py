@@ -153,8 +153,7 @@ def _tool(tool) -> tuple[str, str, object]:
 
 def _lines(s: str) -> list[str]:
     """Rust's str::lines(): split on \\n, no entry after a trailing newline, \\r\\n endings stripped."""
-    parts = s.split("\n")
-    return [p.removesuffix("\r") for p in (parts[:-1] if parts[-1] == "" else parts)]
+    return [p.removesuffix("\r") for p in s.removesuffix("\n").split("\n")] if s else []
 
 
 def _tools_section(tools) -> str:

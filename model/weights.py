@@ -153,14 +153,11 @@ def load_weights(path, cfg: GptOssConfig, device, dtype, dummy=False, seed=0, pr
     reader = None if dummy else SafetensorsReader(path)
 
     def fetch(shapes):
-        if dummy:
-            return {n: random_tensor(n, s, dt, gen, device) for n, (s, dt) in shapes.items()}
-        return {n: reader.get(n, s, dt, device) for n, (s, dt) in shapes.items()}
+        return {n: random_tensor(n, s, dt, gen, device) if dummy else reader.get(n, s, dt, device)
+                for n, (s, dt) in shapes.items()}
 
-    layers = []
-    for l in (progress or (lambda x: x))(range(cfg.num_hidden_layers)):
-        prefix = f"model.layers.{l}."
-        layers.append(prepare_layer({n[len(prefix):]: x for n, x in fetch(tensor_shapes(cfg, l)).items()}, dtype))
+    layers = [prepare_layer({n.split(".", 3)[3]: x for n, x in fetch(tensor_shapes(cfg, l)).items()}, dtype)
+              for l in (progress or (lambda x: x))(range(cfg.num_hidden_layers))]  # names after "model.layers.l."
     g = fetch(tensor_shapes(cfg))
     glob = dict(embed=g["model.embed_tokens.weight"].to(dtype), norm=g["model.norm.weight"].to(dtype),
                 lm_head=g["lm_head.weight"].to(dtype))

@@ -270,7 +270,10 @@ def test_every_decode_batch_writes_one_logits_buffer(engine):
                                              ([1], dict(top_p=None), "top_p"), ([1], dict(min_p="0.1"), "min_p"),
                                              ([1], dict(stop=7), "stop"), ([1], dict(max_tokens=True), "max_tokens"),
                                              (7, {}, "prompt: must be a string or a list of token ids, got int"),
-                                             (None, {}, "got NoneType"), (b"\x01", {}, "got bytes")])
+                                             (None, {}, "got NoneType"), (b"\x01", {}, "got bytes"),
+                                             ([1], dict(ignore_eos="no"), "ignore_eos"),  # a truthy string
+                                             ([1], dict(seed=True), "seed"),  # bools are not ints here
+                                             ([1], dict(stop_token_ids=[True]), "stop_token_ids")])
 def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
     before = engine.inbox.qsize()
     with pytest.raises(ValueError, match=match):
@@ -290,6 +293,32 @@ def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
 def test_bad_engine_arguments_are_refused_by_name(tiny_dir, kw):  # max_slots=0 used to hang every request
     with pytest.raises(ValueError, match=next(iter(kw))):
         LLM(tiny_dir, tokenizer=TIKTOKEN, **kw)
+
+
+def test_request_keeps_its_own_checked_params(engine):
+    """A caller reusing its SamplingParams can't change a request already made: a larger max_tokens mid-run wrote
+    K/V past the request's pages into another request's (audit, s61), and a bad value failed the whole step."""
+    stop, ids = ["a"], [5]
+    sp = SamplingParams(max_tokens=3, stop=stop, stop_token_ids=ids)  # both kept as tuples: copies
+    r = engine._make_request([1, 2, 3], sp)
+    sp.max_tokens, sp.seed = 50, 2**64
+    stop.append(7)
+    ids.append("x")
+    assert (r.params.max_tokens, r.params.seed, r.params.stop, r.params.stop_token_ids) == (3, None, ("a",), (5,))
+    fut = engine.generate([1, 2, 3], sp := SamplingParams(max_tokens=3, ignore_eos=True))
+    sp.max_tokens = 40
+    assert len(fut.result().token_ids) == 3
+    sp.max_tokens = -1
+    with pytest.raises(ValueError, match="max_tokens"):  # checked again when used
+        engine.generate([1, 2, 3], sp)
+
+
+def test_cpu_without_the_interpreter_is_refused(tiny_dir, monkeypatch):
+    """kernels.py's @triton.jit reads TRITON_INTERPRET when imported: CPU tensors to compiled kernels would fail
+    in the first launch with Triton's own error, so device='cpu' without it is refused before loading."""
+    monkeypatch.setattr(llm, "INTERPRET", False)  # as if imported on a GPU machine without TRITON_INTERPRET=1
+    with pytest.raises(RuntimeError, match="device='cpu' runs the kernels under TRITON_INTERPRET=1"):
+        LLM(tiny_dir, tokenizer=TIKTOKEN, device="cpu")
 
 
 def test_step_failure_fails_its_futures_and_engine_keeps_serving(engine):
