@@ -311,8 +311,8 @@ def _moe_kernel(x_ptr, w_ptr, s_ptr, bias_ptr, out_ptr, table_ptr, order_ptr, rw
 def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, V, stride_lb, BLOCK_V: tl.constexpr):
     _pdl()
     b = tl.program_id(0)
-    temp, floor = tl.load(temp_ptr + b), tl.load(floor_ptr + b)
-    key = tl.load(seed_ptr + b).to(tl.uint32) * 0x9E3779B1 + tl.load(step_ptr + b).to(tl.uint32) * 0x85EBCA77
+    temp, low, seed, step = tl.load(temp_ptr + b), tl.load(floor_ptr + b), tl.load(seed_ptr + b), tl.load(step_ptr + b)
+    key = ((seed ^ (seed >> 32) * 0x27D4EB2F) * 0x9E3779B1 + step * 0x85EBCA77).to(tl.uint32)  # int64s: wrap mod 2^32
     best, best_i = tl.full([BLOCK_V], float("-inf"), tl.float32), tl.zeros([BLOCK_V], tl.int32)
     for v0 in range(0, V, BLOCK_V):
         v = v0 + tl.arange(0, BLOCK_V)
@@ -322,7 +322,7 @@ def _sample_kernel(logit_ptr, out_ptr, temp_ptr, floor_ptr, seed_ptr, step_ptr, 
             x = (x ^ (x >> 16)) * 0x85EBCA6B
             x = (x ^ (x >> 13)) * 0xC2B2AE35
             u = (((x ^ (x >> 16)) >> 9).to(tl.float32) + 0.5) * (1.0 / 8388608.0)  # (0, 1): 23 bits keep + 0.5 exact
-            z = tl.where((z >= floor) & (v < V), z / temp - tl.log(-tl.log(u)), float("-inf"))
+            z = tl.where((z >= low) & (v < V), z / temp - tl.log(-tl.log(u)), float("-inf"))
         best, best_i = tl.where(z > best, z, best), tl.where(z > best, v, best_i)  # both from the old best
     tl.store(out_ptr + b, tl.min(tl.where(best == tl.max(best, axis=0), best_i, V), axis=0))
 

@@ -5,6 +5,7 @@ import itertools
 
 import pytest
 import torch
+import triton
 
 from model import ops as K
 from model.weights import pack_experts
@@ -380,6 +381,50 @@ def test_sample_noise_never_reaches_one(device):  # seed 14, step 0: token 12414
     assert K.sample(logits, one, 14 * one.long(), 0 * one.long()).item() == 0
 
 
+def strips(device, logits, temp, block_v):
+    """_sample_kernel over BLOCK_V-wide strips (ops.sample gives the CPU one strip of the whole row)."""
+    B, V = logits.shape
+    f, out = lambda v: torch.full((B,), v, device=device), torch.empty(B, device=device, dtype=torch.int64)
+    K.K._sample_kernel[(B,)](logits, out, f(float(temp)), f(float("-inf")), f(5).long(),
+                             torch.arange(B, device=device), V, logits.stride(0), BLOCK_V=block_v)
+    return out.cpu()
+
+
+@pytest.mark.parametrize("V,block_v", [(1000, 256), (1000, 128), (301, 64)])  # the last strip partly past V
+def test_sample_strips(device, V, block_v):  # a row in strips picks what one strip picks: argmax with ties to the
+    torch.manual_seed(1)  # lowest id across strips, and the same Gumbel draw (the noise is per token id)
+    logits = torch.randn(6, V, device=device)
+    logits[0, 100] = logits[0, 100 + 2 * block_v] = logits[0].max() + 1  # a tie on one lane, two strips apart
+    logits[1, 100] = logits[1, V - 30] = logits[1].max() + 1  # on two lanes
+    logits[2, V - 1] = logits[2].max() + 1  # the row's last token
+    whole = triton.next_power_of_2(V)
+    assert torch.equal(strips(device, logits, 0.0, block_v), logits.argmax(-1).cpu())
+    assert torch.equal(strips(device, logits, 1.5, block_v), strips(device, logits, 1.5, whole))
+
+
+def test_sample_filters_are_exact(device):  # the floor's own token is kept, and the floors use the temperature
+    torch.manual_seed(0)
+    logits, steps = torch.randn(40) * 2, list(range(400))
+    assert set(sample_rows(device, logits, top_k=1, steps=steps).tolist()) == {logits.argmax().item()}
+    assert set(sample_rows(device, logits, top_k=5, steps=steps).tolist()) == set(logits.topk(5).indices.tolist())
+    for t in (0.5, 2.0):  # vLLM's order: logits / temperature, then top-p and min-p on those probabilities
+        p = torch.softmax(logits / t, -1)
+        order = p.sort(descending=True)
+        nucleus = set(order.indices[:int((order.values.cumsum(0) < 0.6).sum()) + 1].tolist())
+        assert set(sample_rows(device, logits, temp=t, top_p=0.6, steps=steps).tolist()) == nucleus
+        keep = set((p >= 0.1 * p.max()).nonzero()[:, 0].tolist())
+        assert set(sample_rows(device, logits, temp=t, min_p=0.1, steps=steps).tolist()) == keep
+
+
+def test_topk_ties_go_to_the_lower_expert(device):  # kernels._topk's rule, through the one-token top-k launch
+    bias = torch.full((64,), -10.0, device=device)
+    bias[[1, 2, 3, 4]] = torch.tensor([3.0, 3.0, 2.0, 3.0], device=device)
+    _, ids, w = K.moe_route(torch.zeros(1, 200, device=device), torch.randn(64, 200, device=device), bias, 4, 16,
+                            one=True)
+    assert ids.tolist() == [1, 2, 4, 3]
+    assert torch.allclose(w.cpu(), torch.softmax(torch.tensor([3.0, 3.0, 3.0, 2.0]), -1))
+
+
 def test_sample_matches_softmax_and_filters(device):
     torch.manual_seed(0)
     logits = torch.randn(40) * 2
@@ -389,6 +434,8 @@ def test_sample_matches_softmax_and_filters(device):
     assert (freq - p).abs().max() < 0.05  # ~4 sigma at 1,200 draws
     assert torch.equal(draws[:100], sample_rows(device, logits, temp=0.7, steps=list(range(100))))  # seeded
     assert not torch.equal(draws[:100], sample_rows(device, logits, temp=0.7, seed=8, steps=list(range(100))))
+    for a, b in ((7, 7 + 2**32), (-1, 2**32 - 1), (7, 7 - 2**63)):  # seeds equal in their low 32 bits differ
+        assert not torch.equal(*(sample_rows(device, logits, temp=0.7, seed=s, steps=list(range(100))) for s in (a, b)))
     top5 = set(logits.topk(5).indices.tolist())
     assert set(sample_rows(device, logits, top_k=5, steps=list(range(100))).tolist()) <= top5
     order = torch.softmax(logits, -1).sort(descending=True)
