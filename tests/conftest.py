@@ -63,6 +63,12 @@ def device():
 
 
 @pytest.fixture(scope="session")
+def tokenizer_data():  # helpers.needs_data: session scope, so it runs before the module-scoped engines
+    from helpers import TIKTOKEN, require_data
+    require_data(TIKTOKEN)
+
+
+@pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory):
     """A tiny random checkpoint in the official layout (real vocab, 4 layers, 8 experts), written by
     the project's own writer, shared by the model and engine tests."""

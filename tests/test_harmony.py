@@ -6,23 +6,13 @@ messages, and are hard-coded so that the tests need no extra package.
 """
 import datetime
 import json
-from pathlib import Path
 
 import pytest
 
 from model.harmony import Delta, HarmonyParser, ParsedOutput, render, render_ids
 from model.tokenizer import Tokenizer
+from helpers import TIKTOKEN as TIKTOKEN_FILE, require_data  # ../shared/data, or shared/data on the GPU machine
 
-
-def _data_dir() -> Path:
-    here = Path(__file__).resolve()
-    for d in (here.parents[2] / "shared" / "data", here.parents[1] / "shared" / "data"):
-        if (d / "o200k_base.tiktoken").is_file():
-            return d
-    return here.parents[2] / "shared" / "data"
-
-
-TIKTOKEN_FILE = _data_dir() / "o200k_base.tiktoken"
 START, END, MESSAGE, CHANNEL, CONSTRAIN, RETURN, CALL = 200006, 200007, 200008, 200005, 200003, 200002, 200012
 SPECIALS = {"<|start|>": START, "<|end|>": END, "<|message|>": MESSAGE, "<|channel|>": CHANNEL,
             "<|constrain|>": CONSTRAIN, "<|return|>": RETURN, "<|call|>": CALL}
@@ -30,8 +20,7 @@ SPECIALS = {"<|start|>": START, "<|end|>": END, "<|message|>": MESSAGE, "<|chann
 
 @pytest.fixture(scope="module")
 def tok():
-    if not TIKTOKEN_FILE.is_file():
-        pytest.skip(f"tokenizer test data not found: {TIKTOKEN_FILE}")
+    require_data(TIKTOKEN_FILE)
     return Tokenizer.from_tiktoken_file(TIKTOKEN_FILE)
 
 

@@ -6,17 +6,18 @@ import pytest
 import tiktoken
 import tiktoken.load
 
-from helpers import DATA  # ../shared/data, or a git-ignored copy in shared/data on the GPU machine
+from helpers import DATA, require_data  # ../shared/data, or a git-ignored copy in shared/data on the GPU machine
 from model.tokenizer import O200K_PATTERN, Tokenizer
 
 TOKENIZER_JSON = DATA / "tokenizer.json"
 TIKTOKEN_FILE = DATA / "o200k_base.tiktoken"
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 
-pytestmark = pytest.mark.skipif(
-    not (TOKENIZER_JSON.is_file() and TIKTOKEN_FILE.is_file()),
-    reason=f"tokenizer test data not found in {DATA} (tokenizer.json and o200k_base.tiktoken)",
-)
+
+@pytest.fixture(autouse=True, scope="module")
+def _data():
+    require_data(TOKENIZER_JSON, TIKTOKEN_FILE)
+
 
 SAMPLES = [
     "", "Hello world", "hello world", "The quick brown fox jumps over the lazy dog.",
