@@ -1,12 +1,16 @@
 """Each kernel against a float32 PyTorch reference written from the math (tests/reference.py).
 Small and odd shapes run everywhere (the CPU runs them under TRITON_INTERPRET=1); the real 20b and
-120b per-layer shapes run on CUDA only. Mutation checks: a deliberately broken variant must fail."""
+120b per-layer shapes run on CUDA only. Mutation checks: a deliberately broken variant must fail (wrong arguments
+to a kernel, and at the end kernels.py's own source changed in one place)."""
+import importlib.util
 import itertools
+from pathlib import Path
 
 import pytest
 import torch
 import triton
 
+import kernels
 from model import ops as K
 from model.weights import pack_experts
 import reference as R
@@ -443,3 +447,46 @@ def test_sample_matches_softmax_and_filters(device):
     assert set(sample_rows(device, logits, top_p=0.6, steps=list(range(100))).tolist()) <= set(nucleus)
     keep = set((torch.softmax(logits, -1) >= 0.2 * torch.softmax(logits, -1).max()).nonzero()[:, 0].tolist())
     assert set(sample_rows(device, logits, min_p=0.2, steps=list(range(100))).tolist()) <= keep
+
+
+# Mutants of kernels.py itself: one change to its source each, imported from a file (Triton reads a kernel's
+# source) in place of model.ops' kernels, and the named check must then fail. The checks pass on kernels.py.
+MUTANTS = {
+    "sink_in_nats": ("sink = tl.load(sink_ptr + hq).to(tl.float32) * 1.4426950408889634",  # not in bits
+                     "sink = tl.load(sink_ptr + hq).to(tl.float32)"),
+    "e2m1_slot1_shifted": ("r1 = (w << 3) & K", "r1 = (w << 2) & K"),
+    "floor_token_excluded": ("(z >= low)", "(z > low)"),
+    "ties_to_later_strip": ("tl.where(z > best, z, best), tl.where(z > best, v, best_i)",
+                            "tl.where(z >= best, z, best), tl.where(z >= best, v, best_i)"),
+}
+
+
+def check_fails(device, name):
+    if name == "sink_in_nats":
+        out, ref = attention_case(device, torch.float32, [20], [5], 0, 1)
+        return rel(out, ref) > 100 * TOL[torch.float32]
+    if name == "e2m1_slot1_shifted":
+        y, ref = moe_case(device, 8, 64, 64, 3, 4, torch.float32)
+        return rel(y, ref) > 100 * TOL[torch.float32]
+    logits = torch.randn(3, 600, device=device)
+    if name == "floor_token_excluded":  # top_k = 1 with noise: only the argmax is allowed
+        drawn = sample_rows(device, logits[0], top_k=1, steps=list(range(20)))
+        return set(drawn.tolist()) != {logits[0].argmax().item()}
+    logits[:, 10] = logits[:, 10 + 2 * 128] = logits.max() + 1  # a tie on one lane, two 128-wide strips apart
+    return not torch.equal(strips(device, logits, 0.0, 128), logits.argmax(-1).cpu())
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_mutation_of_kernels_source_fails(device, name, tmp_path, monkeypatch):
+    torch.manual_seed(0)
+    assert not check_fails(device, name)  # kernels.py as it is
+    old, new = MUTANTS[name]
+    src = Path(kernels.__file__).read_text()
+    assert src.count(old) == 1, name
+    path = tmp_path / "kernels_mutant.py"
+    path.write_text(src.replace(old, new))
+    spec = importlib.util.spec_from_file_location("kernels_mutant", path)
+    spec.loader.exec_module(mutant := importlib.util.module_from_spec(spec))
+    monkeypatch.setattr(K, "K", mutant)  # model.ops launches the mutant's kernels
+    torch.manual_seed(0)
+    assert check_fails(device, name)
