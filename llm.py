@@ -144,7 +144,7 @@ def _gather_futures(futures):
     def done(_):
         with lock:
             left[0] -= 1
-            if left[0] or parent.done():
+            if left[0] or not parent.set_running_or_notify_cancel():  # running: a late cancel() can't race set_result
                 return
         errs = [f.exception() for f in futures if f.exception() is not None]
         parent.set_exception(errs[0]) if errs else parent.set_result([f.result() for f in futures])
@@ -254,7 +254,7 @@ class LLM:
         fut.request_ids = inner.request_ids
 
         def done(f):  # fut cancelled by the caller: inner.cancel() below dropped what was still queued
-            if fut.cancelled() or f.exception() is not None:
+            if not fut.set_running_or_notify_cancel() or f.exception() is not None:  # running: the parse can't race
                 return fut.cancelled() or fut.set_exception(f.exception())
             outs = [self._parse_chat(o) for o in f.result()]
             fut.set_result(outs[0] if single else outs)
@@ -267,10 +267,10 @@ class LLM:
         """Yields harmony.Delta(kind, text, name) as tokens arrive (kind: reasoning, text, tool_call_name,
         tool_call_args), then the ChatOutput. As in stream(), deltas wait while the text may begin a stop string."""
         parser, held, sent = harmony.HarmonyParser(self.tokenizer), [], Counter()  # sent: characters yielded per kind
-        prompt = harmony.render_ids(self.tokenizer, messages, reasoning_effort, tools)
-        for d in self.stream(prompt, sampling_params, **kw):
+        params = sampling_params if sampling_params is not None else SamplingParams(**kw)
+        for d in self.stream(harmony.render_ids(self.tokenizer, messages, reasoning_effort, tools), params):
             held += parser.feed(d.token_id) if d.output is None else []  # the last delta brings no token
-            if d.held:
+            if d.held or d.token_id in self._stops(params):  # the stop token's text: out leaves it out, so held
                 continue
             out = d.output and self._parse_chat(d.output, parser)  # already fed: not parsed twice
             for x in held:  # at the end reasoning and text stop where out's do: before a stop string

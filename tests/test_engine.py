@@ -2,6 +2,7 @@
 batching invariance, slots and pages, failures. CPU (interpreter, no graphs) and GPU alike."""
 import random
 import time
+from concurrent.futures import Future
 
 import pytest
 import torch
@@ -438,6 +439,24 @@ def test_cancelled_batch_and_chat_futures_leave_the_engine_serving(engine, caplo
     assert not [x for x in caplog.records if x.name == "concurrent.futures"]  # no callback raised
 
 
+def test_a_cancel_while_the_result_is_made_comes_too_late(engine, monkeypatch, caplog):
+    """A batch's and a chat's future are running while their result is gathered or parsed: the caller's cancel() in
+    that window returns False, where set_result used to raise InvalidStateError in the callback (audit, s62)."""
+    class Racing(Future):  # the caller cancels the batch while its results are read
+        def result(self, timeout=None):
+            return parent.cancel() or super().result(timeout)
+    parent = llm._gather_futures([f := Racing()])
+    f.set_result(7)
+    inner = Future()
+    inner.request_ids = [0]
+    monkeypatch.setattr(engine, "generate", lambda *a, **kw: inner)
+    chat = engine.chat([{"role": "user", "content": "Hi"}])
+    monkeypatch.setattr(engine, "_parse_chat", lambda out: chat.cancel() or "parsed")
+    inner.set_result(["out"])
+    assert parent.result(timeout=1) == [7] and chat.result(timeout=1) == "parsed"
+    assert not [x for x in caplog.records if x.name == "concurrent.futures"]  # no callback raised
+
+
 def test_chat_ended_by_a_stop_string_says_stop_and_cuts_the_fields(engine):
     tok = engine.tokenizer
     head = [tok.special["<|channel|>"]] + tok.encode("analysis") + [tok.special["<|message|>"]] + tok.encode("Hm. So")
@@ -485,12 +504,15 @@ def test_default_stop_ids_are_generation_configs(engine):  # as vLLM reads gener
     assert sorted(engine.stop_ids) == [199999, 200002, 200012]  # <|endoftext|>, <|return|>, <|call|>
 
 
-def _scripted_stream(tok, ids, stop):
-    """What LLM.stream yields for `ids` under stop strings `stop` (the engine's own _cut), without a model."""
+def _scripted_stream(tok, ids, stop, stop_ids=None):
+    """What LLM.stream yields for `ids` under stop strings `stop` (the engine's own _cut) and stop token ids
+    (default: the checkpoint's, whose text stream() leaves out), without a model."""
+    stop_ids = tok.eos_ids if stop_ids is None else stop_ids
+
     def stream(prompt, sampling_params=None, **kw):
         shown = ""
         for i, t in enumerate(ids):
-            text = tok.decode(ids[:i + 1])
+            text = tok.decode([x for x in ids[:i + 1] if x not in stop_ids])
             now = llm._cut(text, stop, hold=True)
             yield llm.StreamDelta(t, now[len(shown):], None, len(now) < len(text))
             shown = now
@@ -514,6 +536,22 @@ def test_chat_stream_holds_back_stop_strings(engine, monkeypatch, stop, want):
     got = tuple("".join(d.text for d in deltas if d.kind == k) for k in ("reasoning", "text"))
     assert got == (out.reasoning, out.text) == want and all(d.text for d in deltas)
     assert not any(s in f for s in stop for f in got)
+
+
+@pytest.mark.parametrize("raw, own, want", [("<|channel|>final<|message|>Hi there.", True, ("", "Hi there")),
+                                            ("<|channel|>analysis<|message|>Think.", True, ("Think", "")),
+                                            ("Hello world<|endoftext|>", False, ("", "Hello world"))])  # malformed
+def test_chat_stream_leaves_the_stop_token_out(engine, monkeypatch, raw, own, want):
+    """A stop token's text is in no delta, as in stream(): a text token given as a stop id ("."), and the default
+    <|endoftext|> after output that never became a message, which the parser reads as text (audit, s62)."""
+    tok = engine.tokenizer
+    ids = tok.encode(raw, allow_special=True)
+    stop_ids = [ids[-1]] if own else engine.stop_ids
+    monkeypatch.setattr(engine, "stream", _scripted_stream(tok, ids, [], stop_ids))
+    *deltas, out = list(engine.chat_stream([{"role": "user", "content": "Hi"}], **(
+        dict(stop_token_ids=stop_ids) if own else {})))
+    got = tuple("".join(d.text for d in deltas if d.kind == k) for k in ("reasoning", "text"))
+    assert got == (out.reasoning, out.text) == want
 
 
 def test_chat_stream_with_a_stop_string_matches_chat(engine):
