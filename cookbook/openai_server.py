@@ -1,9 +1,15 @@
 """An OpenAI-compatible HTTP server over the engine (FastAPI + uvicorn): /v1/chat/completions and
 /v1/completions, streaming over SSE, tool calls in OpenAI's shape.
 
-    python cookbook/openai_server.py [MODEL_DIR] [--port 8000]
+    python cookbook/openai_server.py [MODEL_DIR] [--port 8000] [--max-tokens 4096]
     # then: OpenAI(base_url="http://localhost:8000/v1", api_key="none").chat.completions.create(...)
+
+--max-tokens is the default output length of a request that gives none. The engine reserves KV pages for
+prompt + max_tokens when it admits a request, so the default is not vLLM's (what the context leaves): at 131k
+tokens a request, few would run at once.
 """
+import asyncio
+import contextlib
 import itertools
 import json
 import re
@@ -11,7 +17,9 @@ import sys
 import time
 import uuid
 
-from fastapi import FastAPI
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
@@ -22,15 +30,23 @@ from model import harmony
 FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "malformed": "stop", "abort": "stop"}
 
 
-def sampling(body):
-    """OpenAI request fields -> SamplingParams (ValueError names a bad field). null means the default."""
+REFUSED = (("n", 1), ("best_of", 1), ("logprobs", False), ("top_logprobs", 0), ("echo", False), ("logit_bias", {}),
+           ("frequency_penalty", 0), ("presence_penalty", 0), ("response_format", {"type": "text"}))
+
+
+def sampling(body, max_tokens=4096):
+    """OpenAI request fields (and vLLM's top_k, min_p, stop_token_ids, ignore_eos) -> SamplingParams (ValueError
+    names a bad field). null means the default; max_tokens: the default output length."""
     get = lambda k, default=None: default if body.get(k) is None else body[k]
-    for k, ok in (("n", 1), ("best_of", 1), ("logprobs", False), ("top_logprobs", 0), ("echo", False)):
-        if get(k, ok) != ok:  # refused, not ignored: the caller would read a result it did not ask for
+    for k, ok in REFUSED:  # refused, not ignored: the caller would read a result it did not ask for
+        if get(k, ok) != ok:
             raise ValueError(f"{k}: not supported by this server (only {ok!r})")
-    return SamplingParams(max_tokens=get("max_completion_tokens", get("max_tokens", 256)),
-                          temperature=get("temperature", 1.0), top_p=get("top_p", 1.0), seed=get("seed"),
-                          stop=get("stop"))
+    if not isinstance(get("stream", False), bool):  # "false" would stream
+        raise ValueError(f"stream: must be true or false, got {body['stream']!r}")
+    return SamplingParams(max_tokens=get("max_completion_tokens", get("max_tokens", max_tokens)),
+                          temperature=get("temperature", 1.0), top_p=get("top_p", 1.0), top_k=get("top_k", 0),
+                          min_p=get("min_p", 0.0), seed=get("seed"), stop=get("stop"),
+                          stop_token_ids=get("stop_token_ids"), ignore_eos=get("ignore_eos", False))
 
 
 def error(message, status=400, param=None, kind="invalid_request_error"):  # OpenAI's shape: clients show it
@@ -59,8 +75,12 @@ def primed(gen):  # runs a stream to its first item now: a bad request is a 400,
 
 
 def sse(chunks):
-    for c in chunks:
-        yield f"data: {json.dumps(c)}\n\n"
+    try:
+        for c in chunks:
+            yield f"data: {json.dumps(c)}\n\n"
+    except Exception as e:  # the engine failed mid-stream, after the 200: an error event, as OpenAI's streams send
+        err = {"message": f"the engine failed: {e}", "type": "server_error", "param": None, "code": None}
+        yield f"data: {json.dumps({'error': err})}\n\n"
     yield "data: [DONE]\n\n"
 
 
@@ -80,29 +100,25 @@ def chat_response(out, model, rid):
 
 def chat_chunks(items, model, rid, include_usage=False):
     """harmony deltas -> chat.completion.chunk objects: the role first, the finish reason last, then the usage
-    when stream_options.include_usage asks for it."""
+    when stream_options.include_usage asks for it. Tool calls go out whole at the end, as the ChatOutput has them:
+    arguments that are not JSON are no call (the parser gives them as text), which their deltas can't show."""
     base = {"id": rid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
-    yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
-    calls = 0
+    chunk = lambda delta, finish=None: {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    yield chunk({"role": "assistant", "content": ""})
     for item in items:
         if not hasattr(item, "kind"):  # the final ChatOutput
-            yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": FINISH[item.finish_reason]}]}
+            yield from [chunk({"tool_calls": [{"index": i, **c}]}) for i, c in enumerate(tool_calls(item.tool_calls))]
+            yield chunk({}, FINISH[item.finish_reason])
             yield from [{**base, "choices": [], "usage": usage(item.output)}] if include_usage else []
             return
-        if item.kind == "tool_call_name":
-            calls += 1
-            delta = {"tool_calls": [{"index": calls - 1, "id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
-                                     "function": {"name": item.text, "arguments": ""}}]}
-        elif item.kind == "tool_call_args":
-            delta = {"tool_calls": [{"index": calls - 1, "function": {"arguments": item.text}}]}
-        else:
-            delta = {"reasoning_content" if item.kind == "reasoning" else "content": item.text}
-        yield {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        if item.kind in ("reasoning", "text"):
+            yield chunk({"reasoning_content" if item.kind == "reasoning" else "content": item.text})
 
 
 def completion_chunks(deltas, base, include_usage=False):
     for d in deltas:
-        yield {**base, "choices": [{"index": 0, "text": d.text, "finish_reason": d.output and d.output.finish_reason}]}
+        finish = d.output and FINISH[d.output.finish_reason]  # "abort" (engine stopped) reads "stop", as in chat
+        yield {**base, "choices": [{"index": 0, "text": d.text, "finish_reason": finish}]}
     yield from [{**base, "choices": [], "usage": usage(d.output)}] if include_usage else []
 
 
@@ -119,8 +135,13 @@ def tools_for(body):  # tool_choice: "auto" (the default) or "none" (the tools a
     return body.get("tools") if choice == "auto" else None
 
 
-def build_app(engine, model_name="gpt-oss"):
-    app = FastAPI()
+def build_app(engine, model_name="gpt-oss", max_tokens=4096):
+    @contextlib.asynccontextmanager
+    async def lifespan(app):  # a stream's iterator holds a worker thread while it waits for tokens: 40 by default
+        anyio.to_thread.current_default_thread_limiter().total_tokens = engine.max_slots + 40
+        yield
+
+    app, created = FastAPI(lifespan=lifespan), int(time.time())
 
     @app.exception_handler(RequestValidationError)
     def invalid_json(request, e):  # FastAPI's 422 for a body that is not a JSON object
@@ -131,55 +152,66 @@ def build_app(engine, model_name="gpt-oss"):
             return error(f"The model `{body['model']}` does not exist.", 404, "model", "NotFoundError")
         return None
 
+    async def result(fut, request):  # a client gone ends its requests now, not at max_tokens (as vLLM's)
+        waiting = asyncio.wrap_future(fut)
+        while not (await asyncio.wait([waiting], timeout=1.0))[0]:
+            if await request.is_disconnected():
+                for i in fut.request_ids:
+                    engine.abort(i)
+        return await waiting
+
+    def stream(gen, chunks, *args):  # started in a worker thread: up to its first item, a bad request is a 400
+        return StreamingResponse(sse(chunks(primed(gen), *args)), media_type="text/event-stream")
+
     @app.get("/v1/models")
     def models():
-        return {"object": "list", "data": [{"id": model_name, "object": "model", "owned_by": "local"}]}
+        return {"object": "list", "data": [{"id": model_name, "object": "model", "created": created,
+                                            "owned_by": "local"}]}
 
     @app.post("/v1/chat/completions")
-    def chat(body: dict):
+    async def chat(body: dict, request: Request):
         rid, effort = f"chatcmpl-{uuid.uuid4().hex}", body.get("reasoning_effort") or "medium"
         try:
-            params, tools = sampling(body), tools_for(body)
+            params, tools = sampling(body, max_tokens), tools_for(body)
             if (refused := check(body)) is not None:
                 return refused
             if body.get("stream"):
-                items = primed(engine.chat_stream(messages_of(body), effort, tools, params))
-                return StreamingResponse(sse(chat_chunks(items, model_name, rid, wants_usage(body))),
-                                         media_type="text/event-stream")
-            out = engine.chat(messages_of(body), effort, tools, params).result()
+                gen = engine.chat_stream(messages_of(body), effort, tools, params)
+                return await run_in_threadpool(stream, gen, chat_chunks, model_name, rid, wants_usage(body))
+            fut = await run_in_threadpool(engine.chat, messages_of(body), effort, tools, params)  # renders
+            out = await result(fut, request)
         except (ValueError, KeyError, TypeError) as e:  # bad fields deep in messages, tools
             return bad_request(e)
         return chat_response(out, model_name, rid)
 
     @app.post("/v1/completions")
-    def completions(body: dict):
+    async def completions(body: dict, request: Request):
         rid, created = f"cmpl-{uuid.uuid4().hex}", int(time.time())
         base = {"id": rid, "object": "text_completion", "created": created, "model": model_name}
         try:
-            params = sampling(body)
+            params = sampling(body, max_tokens)
             if (refused := check(body)) is not None:
                 return refused
             if body.get("stream"):
                 if not isinstance(body["prompt"], str) and body["prompt"] and not isinstance(body["prompt"][0], int):
                     raise ValueError("prompt: a stream takes one prompt (a string or a list of token ids)")
-                deltas = primed(engine.stream(body["prompt"], params))
-                return StreamingResponse(sse(completion_chunks(deltas, base, wants_usage(body))),
-                                         media_type="text/event-stream")
-            outs = engine.generate(body["prompt"], params).result()
+                gen = engine.stream(body["prompt"], params)
+                return await run_in_threadpool(stream, gen, completion_chunks, base, wants_usage(body))
+            outs = await result(await run_in_threadpool(engine.generate, body["prompt"], params), request)
         except (ValueError, KeyError, TypeError) as e:
             return bad_request(e)
         outs = outs if isinstance(outs, list) else [outs]  # a list of prompts: a choice each, in order
         total = {k: sum(usage(o)[k] for o in outs) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-        return {**base, "usage": total,
-                "choices": [{"index": i, "text": o.text, "finish_reason": o.finish_reason} for i, o in enumerate(outs)]}
+        choices = [{"index": i, "text": o.text, "finish_reason": FINISH[o.finish_reason]} for i, o in enumerate(outs)]
+        return {**base, "usage": total, "choices": choices}
 
     return app
 
 
 if __name__ == "__main__":
     import uvicorn
-    port = int(sys.argv[sys.argv.index("--port") + 1]) if "--port" in sys.argv else 8000
+    flag = lambda name, default: int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
     path, _ = model_dir([a for a in sys.argv if not a.startswith("--") and not a.isdigit()])
     engine = LLM(path, tokenizer=tiktoken_file())
-    uvicorn.run(build_app(engine), host="127.0.0.1", port=port)
+    uvicorn.run(build_app(engine, max_tokens=flag("--max-tokens", 4096)), host="127.0.0.1", port=flag("--port", 8000))
     engine.stop()

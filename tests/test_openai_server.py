@@ -1,4 +1,5 @@
 """The cookbook's OpenAI-compatible server, driven by the official openai client, on the tiny checkpoint."""
+import json
 import socket
 import sys
 import threading
@@ -17,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cookbook"))
 
 
 @pytest.fixture(scope="module")
-def client(tiny_dir):
+def served(tiny_dir):
     import openai_server
     from llm import LLM
     engine = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, page_size=16, max_slots=4, num_pages=64)
@@ -30,10 +31,15 @@ def client(tiny_dir):
     thread.start()
     while not server.started:
         time.sleep(0.05)
-    yield openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="none", timeout=600)
+    yield engine, openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="none", timeout=600)
     server.should_exit = True
     thread.join()
     engine.stop()
+
+
+@pytest.fixture(scope="module")
+def client(served):
+    return served[1]
 
 
 def test_chat_completions(client):
@@ -99,6 +105,10 @@ def test_completions_take_a_list_of_prompts(client):
     (dict(n=2), "n: not supported"), (dict(logprobs=True), "logprobs"),
     (dict(top_p="0.5"), "top_p"), (dict(tool_choice="required"), "tool_choice"),
     (dict(stream=True, stream_options=5), "stream_options"),  # was a 500
+    (dict(frequency_penalty=1.5), "frequency_penalty: not supported"),  # these four were ignored (audit, s62)
+    (dict(logit_bias={"1": 5}), "logit_bias: not supported"),
+    (dict(response_format={"type": "json_object"}), "response_format: not supported"),
+    (dict(extra_body={"stream": "false"}), "stream: must be true or false"),  # a truthy string: it streamed
 ])
 def test_bad_chat_requests_are_400s_naming_the_field(client, kw, match):
     with pytest.raises(openai.BadRequestError, match=match) as e:
@@ -124,3 +134,65 @@ def test_unknown_model_is_a_404_and_a_bad_body_a_400(client):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, timeout=60)
     assert e.value.code == 400 and "JSON object" in json.loads(e.value.read())["error"]["message"]
+
+
+
+def test_vllm_sampling_fields_are_honoured(served):  # top_k, stop_token_ids (vLLM's extras) were dropped (s62)
+    engine, client = served
+    kw = dict(model="gpt-oss", prompt="Hello", max_tokens=3)
+    greedy = client.completions.create(temperature=0, **kw).choices[0].text
+    assert client.completions.create(temperature=1.0, seed=3, extra_body={"top_k": 1}, **kw).choices[0].text == greedy
+    first = engine.generate("Hello", max_tokens=1, temperature=0).result().token_ids[0]
+    r = client.completions.create(temperature=0, extra_body={"stop_token_ids": [first]}, **kw)
+    assert r.usage.completion_tokens == 1 and r.choices[0].finish_reason == "stop" and r.choices[0].text == ""
+
+
+def test_streamed_tool_calls_are_the_outputs():  # arguments that are not JSON: text, not a call (audit, s62)
+    import openai_server
+    from llm import ChatOutput, RequestOutput
+    from model.harmony import Delta
+    out = lambda calls, finish: ChatOutput(1, "", "" if calls else '{"a"', calls, finish,
+                                           RequestOutput(1, [1], [2], "", "stop"))
+    head = [Delta("tool_call_name", "f", "f"), Delta("tool_call_args", '{"a"', "f")]
+    bad = list(openai_server.chat_chunks(head + [Delta("text", '{"a"'), out([], "malformed")], "gpt-oss", "c1"))
+    good = list(openai_server.chat_chunks(head[:1] + [Delta("tool_call_args", '{"a": 1}', "f"),
+                                                      out([{"name": "f", "arguments": '{"a": 1}'}], "tool_calls")],
+                                          "gpt-oss", "c2"))
+    parse = openai.types.chat.ChatCompletionChunk.model_validate
+    bad, good = ([parse(c).choices[0] for c in x] for x in (bad, good))
+    assert not any(c.delta.tool_calls for c in bad) and "".join(c.delta.content or "" for c in bad) == '{"a"'
+    calls = [t for c in good for t in c.delta.tool_calls or []]
+    assert [(t.index, t.type, t.function.name, t.function.arguments) for t in calls] == [(0, "function", "f",
+                                                                                          '{"a": 1}')]
+    assert calls[0].id.startswith("call_") and good[-1].finish_reason == "tool_calls" and bad[-1].finish_reason == "stop"
+
+
+def test_an_engine_error_mid_stream_is_an_error_event():  # the connection used to break with no [DONE] (s62)
+    import openai_server
+
+    def chunks():
+        yield {"a": 1}
+        raise RuntimeError("CUDA error: boom")
+    events = list(openai_server.sse(chunks()))
+    assert events[0] == 'data: {"a": 1}\n\n' and events[-1] == "data: [DONE]\n\n"
+    assert json.loads(events[1].removeprefix("data: "))["error"]["message"] == "the engine failed: CUDA error: boom"
+
+
+def test_a_client_gone_ends_its_request(served):
+    """A request whose client leaves before its answer is aborted (polled each second), not run to max_tokens:
+    500 tokens here take minutes on the CPU (audit, s62: a 4 s client timeout left 40 tokens running to the end)."""
+    import http.client
+    engine, client = served
+    conn = http.client.HTTPConnection(client.base_url.host, client.base_url.port, timeout=60)
+    body = {"model": "gpt-oss", "prompt": "Hello", "max_tokens": 500, "temperature": 0, "ignore_eos": True}
+    conn.request("POST", "/v1/completions", json.dumps(body), {"content-type": "application/json"})
+    t0 = time.time()
+    while not engine.running and time.time() - t0 < 60:
+        time.sleep(0.05)
+    assert engine.running  # admitted and decoding
+    conn.sock.shutdown(socket.SHUT_RDWR)
+    conn.close()
+    t0 = time.time()
+    while engine.running and time.time() - t0 < 60:
+        time.sleep(0.1)
+    assert not engine.running and time.time() - t0 < 60
