@@ -196,3 +196,17 @@ def test_a_client_gone_ends_its_request(served):
     while engine.running and time.time() - t0 < 60:
         time.sleep(0.1)
     assert not engine.running and time.time() - t0 < 60
+
+
+def test_the_thread_pool_holds_every_slot():  # each stream waits in a worker thread; anyio's default is 40 (s62)
+    import types
+    import anyio
+    import openai_server
+    from fastapi.testclient import TestClient
+    app = openai_server.build_app(types.SimpleNamespace(max_slots=300))
+
+    @app.get("/limit")
+    async def limit():
+        return anyio.to_thread.current_default_thread_limiter().total_tokens
+    with TestClient(app) as c:
+        assert c.get("/limit").json() == 340 and c.get("/v1/models").json()["data"][0]["created"] > 0
