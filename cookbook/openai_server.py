@@ -27,6 +27,7 @@ from common import model_dir, tiktoken_file
 from llm import LLM, SamplingParams
 from model import harmony
 
+MAX_TOKENS = 4096  # the default output length (--max-tokens): see above
 FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "malformed": "stop", "abort": "stop"}
 
 
@@ -34,7 +35,7 @@ REFUSED = (("n", 1), ("best_of", 1), ("logprobs", False), ("top_logprobs", 0), (
            ("frequency_penalty", 0), ("presence_penalty", 0), ("response_format", {"type": "text"}))
 
 
-def sampling(body, max_tokens=4096):
+def sampling(body, max_tokens):
     """OpenAI request fields (and vLLM's top_k, min_p, stop_token_ids, ignore_eos) -> SamplingParams (ValueError
     names a bad field). null means the default; max_tokens: the default output length."""
     get = lambda k, default=None: default if body.get(k) is None else body[k]
@@ -135,7 +136,7 @@ def tools_for(body):  # tool_choice: "auto" (the default) or "none" (the tools a
     return body.get("tools") if choice == "auto" else None
 
 
-def build_app(engine, model_name="gpt-oss", max_tokens=4096):
+def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
     @contextlib.asynccontextmanager
     async def lifespan(app):  # a stream's iterator holds a worker thread while it waits for tokens: 40 by default
         anyio.to_thread.current_default_thread_limiter().total_tokens = engine.max_slots + 40
@@ -213,5 +214,6 @@ if __name__ == "__main__":
     flag = lambda name, default: int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
     path, _ = model_dir([a for a in sys.argv if not a.startswith("--") and not a.isdigit()])
     engine = LLM(path, tokenizer=tiktoken_file())
-    uvicorn.run(build_app(engine, max_tokens=flag("--max-tokens", 4096)), host="127.0.0.1", port=flag("--port", 8000))
+    app = build_app(engine, max_tokens=flag("--max-tokens", MAX_TOKENS))
+    uvicorn.run(app, host="127.0.0.1", port=flag("--port", 8000))
     engine.stop()
