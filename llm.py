@@ -137,6 +137,12 @@ def _logprobs(logits, chosen, n):
     return [{c: p, **dict(zip(i, v))} for c, p, (i, v) in zip(chosen, picked, tops)]
 
 
+def _params(sampling_params, kw):  # SamplingParams (or a list) or its fields as keywords; with both, kw went unseen
+    if sampling_params is not None and kw:
+        raise ValueError(f"sampling_params: given with {', '.join(kw)}; pass those fields in it, or no sampling_params")
+    return SamplingParams(**kw) if sampling_params is None else sampling_params
+
+
 def _gather_futures(futures):
     """One future resolving to the list of results, in order, once all have resolved."""
     parent, left, lock = Future(), [len(futures)], threading.Lock()
@@ -212,7 +218,7 @@ class LLM:
         plist = [prompts] if single else list(prompts)
         if not plist:
             raise ValueError("prompts: no prompt given")
-        params = sampling_params if sampling_params is not None else SamplingParams(**kw)
+        params = _params(sampling_params, kw)
         params = list(params) if isinstance(params, (list, tuple)) else [params] * len(plist)
         if len(params) != len(plist):
             raise ValueError(f"sampling_params: {len(params)} given for {len(plist)} prompts")
@@ -224,7 +230,7 @@ class LLM:
     def stream(self, prompt, sampling_params=None, **kw):
         """Yields StreamDelta(token_id, text, output) per generated token; text is the new complete UTF-8
         text (a stop token adds none), and output is the RequestOutput on the last delta (None before)."""
-        r = self._make_request(prompt, sampling_params if sampling_params is not None else SamplingParams(**kw))
+        r = self._make_request(prompt, _params(sampling_params, kw))
         r.stream, dec, text, shown = queue.Queue(), codecs.getincrementaldecoder("utf-8")("replace"), "", ""
         self._submit([r])
         try:
@@ -267,7 +273,7 @@ class LLM:
         """Yields harmony.Delta(kind, text, name) as tokens arrive (kind: reasoning, text, tool_call_name,
         tool_call_args), then the ChatOutput. As in stream(), deltas wait while the text may begin a stop string."""
         parser, held, sent = harmony.HarmonyParser(self.tokenizer), [], Counter()  # sent: characters yielded per kind
-        params = sampling_params if sampling_params is not None else SamplingParams(**kw)
+        params = _params(sampling_params, kw)
         for d in self.stream(harmony.render_ids(self.tokenizer, messages, reasoning_effort, tools), params):
             held += parser.feed(d.token_id) if d.output is None else []  # the last delta brings no token
             if d.held or d.token_id in self._stops(params):  # the stop token's text: out leaves it out, so held

@@ -1,10 +1,8 @@
-"""The harmony chat format of gpt-oss: render OpenAI-style conversations into a prompt, and
-parse generated tokens back into reasoning, answer text and tool calls.
+"""The harmony chat format of gpt-oss: render OpenAI-style conversations into a prompt, and parse generated tokens
+back into reasoning, answer text and tool calls.
 
-``render`` reproduces openai-harmony's ``render_conversation_for_completion`` (v0.0.8) byte for
-byte, including its TypeScript rendering of JSON-schema tool parameters and its rule for
-dropping earlier chain-of-thought.
-"""
+``render`` reproduces openai-harmony's ``render_conversation_for_completion`` (v0.0.8) byte for byte, including its
+TypeScript rendering of JSON-schema tool parameters and its rule for dropping earlier chain-of-thought."""
 from __future__ import annotations
 
 import codecs
@@ -278,12 +276,9 @@ def _parse_header(text: str) -> tuple[str | None, str | None] | None:
 
 
 class HarmonyParser:
-    """Streaming parser of what the model writes after ``<|start|>assistant``.
-
-    ``feed`` takes one token id, returns the deltas it produced and never raises. Output that
-    breaks the format switches to a raw mode: the rest is decoded verbatim into ``text`` and
-    the finish reason becomes "malformed".
-    """
+    """Streaming parser of what the model writes after ``<|start|>assistant``. ``feed`` takes one token id, returns
+    the deltas it produced and never raises. Output that breaks the format switches to a raw mode: the rest is
+    decoded verbatim into ``text`` and the finish reason becomes "malformed"."""
     MAX_HEADER = 64  # a real header is a few tokens; don't silently buffer a runaway one
 
     def __init__(self, tokenizer):

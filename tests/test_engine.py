@@ -288,6 +288,18 @@ def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
     assert engine.inbox.qsize() == before
 
 
+def test_sampling_params_and_its_fields_as_keywords_are_refused_together(engine):  # the keywords went unseen
+    before, sp, chat = engine.inbox.qsize(), SamplingParams(max_tokens=2), [{"role": "user", "content": "hi"}]
+    kw = dict(temperature=0.5, top_p=0.9)
+    for call in (lambda: engine.generate([1, 2], sp, **kw), lambda: next(engine.stream([1, 2], sp, **kw)),
+                 lambda: engine.chat(chat, sampling_params=sp, **kw),
+                 lambda: next(engine.chat_stream(chat, sampling_params=sp, **kw))):
+        with pytest.raises(ValueError, match="sampling_params: given with temperature, top_p"):
+            call()
+    assert engine.inbox.qsize() == before
+    assert engine.generate([1, 2], None, max_tokens=2).result().token_ids  # keywords alone still make the params
+
+
 @pytest.mark.parametrize("kw", [dict(max_slots=0), dict(prefill_chunk=0), dict(page_size=0), dict(num_pages=1.5),
                                 dict(max_model_len=-5), dict(max_slots=None), dict(gpu_memory_utilization=90),
                                 dict(gpu_memory_utilization=0)])
