@@ -8,14 +8,16 @@ sys.path.insert(0, str(ROOT))
 
 
 def model_dir(argv):
-    """(path, tiny): argv[1] if given, else ./gpt-oss-20b if it holds a checkpoint, else a tiny random
-    checkpoint (written once to ./checkpoints/gpt-oss-tiny; gibberish output, real engine). Examples
-    generate a few tokens on the tiny one: the CPU interpreter takes about a second per token."""
+    """(path, tiny): argv[1] if given (an error if it holds no config.json), else ./gpt-oss-20b if it holds a
+    checkpoint, else a tiny random checkpoint (written once to ./checkpoints/gpt-oss-tiny; gibberish output, real
+    engine). Examples generate a few tokens on the tiny one: the CPU interpreter takes about a second per token."""
     from model.config import tiny_config
     from model.weights import write_checkpoint
     path = Path(argv[1]) if len(argv) > 1 else ROOT / "gpt-oss-20b"
     if (path / "config.json").exists():
         return str(path), False
+    if len(argv) > 1:  # a mistyped path must not serve the random model as if it were the one asked for
+        sys.exit(f"{path}: no config.json there (a checkpoint directory holds config.json and *.safetensors)")
     path = ROOT / "checkpoints" / "gpt-oss-tiny"
     print(f"No checkpoint found: using a TINY RANDOM checkpoint at {path}. Its output is gibberish.")
     if not (path / "config.json").exists():

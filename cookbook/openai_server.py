@@ -1,19 +1,20 @@
 """An OpenAI-compatible HTTP server over the engine (FastAPI + uvicorn): /v1/chat/completions and
 /v1/completions, streaming over SSE, tool calls in OpenAI's shape.
 
-    python cookbook/openai_server.py [MODEL_DIR] [--port 8000] [--max-tokens 4096]
+    python cookbook/openai_server.py [MODEL_DIR] [--host 127.0.0.1] [--port 8000] [--max-tokens 4096]
     # then: OpenAI(base_url="http://localhost:8000/v1", api_key="none").chat.completions.create(...)
 
 --max-tokens is the default output length of a request that gives none. The engine reserves KV pages for
 prompt + max_tokens when it admits a request, so the default is not vLLM's (what the context leaves): at 131k
-tokens a request, few would run at once.
+tokens a request, few would run at once. A field this server does not know is refused (400), not ignored: vLLM's
+repetition_penalty, min_tokens or guided_json would otherwise come back as a 200 that did not apply them.
 """
+import argparse
 import asyncio
 import contextlib
 import itertools
 import json
 import re
-import sys
 import time
 import uuid
 
@@ -32,15 +33,20 @@ FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "malfo
 
 
 REFUSED = (("n", 1), ("best_of", 1), ("logprobs", False), ("top_logprobs", 0), ("echo", False), ("logit_bias", {}),
-           ("frequency_penalty", 0), ("presence_penalty", 0), ("response_format", {"type": "text"}))
+           ("frequency_penalty", 0), ("presence_penalty", 0), ("response_format", {"type": "text"}), ("suffix", ""))
+KNOWN = {"model", "max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "min_p", "seed", "stop",
+         "stop_token_ids", "ignore_eos", "stream", "stream_options", "user", *(k for k, _ in REFUSED)}  # user: an id
+CHAT, COMPLETION = {"messages", "tools", "tool_choice", "reasoning_effort"}, {"prompt"}  # what each endpoint reads
 
 
-def sampling(body, max_tokens):
+def sampling(body, max_tokens, fields):
     """OpenAI request fields (and vLLM's top_k, min_p, stop_token_ids, ignore_eos) -> SamplingParams (ValueError
-    names a bad field). null means the default; max_tokens: the default output length."""
+    names a bad field). null means the default; max_tokens: the default output length; fields: the endpoint's own."""
     get = lambda k, default=None: default if body.get(k) is None else body[k]
-    for k, ok in REFUSED:  # refused, not ignored: the caller would read a result it did not ask for
-        if get(k, ok) != ok:
+    if unknown := sorted(body.keys() - KNOWN - fields):  # refused, not ignored: a 200 would not have applied them
+        raise ValueError(f"{unknown[0]}: not supported by this server (nor {', '.join(unknown[1:]) or 'more'})")
+    for k, ok in REFUSED:  # a bool only where the default is one: completions' logprobs 0 asks for logprobs
+        if get(k, ok) != ok or isinstance(get(k, ok), bool) != isinstance(ok, bool):
             raise ValueError(f"{k}: not supported by this server (only {ok!r})")
     if not isinstance(get("stream", False), bool):  # "false" would stream
         raise ValueError(f"stream: must be true or false, got {body['stream']!r}")
@@ -173,7 +179,7 @@ def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
     async def chat(body: dict, request: Request):
         rid, effort = f"chatcmpl-{uuid.uuid4().hex}", body.get("reasoning_effort") or "medium"
         try:
-            params, tools = sampling(body, max_tokens), tools_for(body)
+            params, tools = sampling(body, max_tokens, CHAT), tools_for(body)
             if (refused := check(body)) is not None:
                 return refused
             if body.get("stream"):
@@ -190,7 +196,7 @@ def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
         rid, created = f"cmpl-{uuid.uuid4().hex}", int(time.time())
         base = {"id": rid, "object": "text_completion", "created": created, "model": model_name}
         try:
-            params = sampling(body, max_tokens)
+            params = sampling(body, max_tokens, COMPLETION)
             if (refused := check(body)) is not None:
                 return refused
             if body.get("stream"):
@@ -211,9 +217,13 @@ def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
 
 if __name__ == "__main__":
     import uvicorn
-    flag = lambda name, default: int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
-    path, _ = model_dir([a for a in sys.argv if not a.startswith("--") and not a.isdigit()])
+    ap = argparse.ArgumentParser(description="An OpenAI-compatible server over the engine.")
+    ap.add_argument("model_dir", nargs="?", help="a checkpoint directory (default: ./gpt-oss-20b, else a tiny one)")
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8000)
+    ap.add_argument("--max-tokens", type=int, default=MAX_TOKENS, help="a request's default output length")
+    a = ap.parse_args()  # an unknown flag is an error, not a model path
+    path, _ = model_dir([None] + ([a.model_dir] if a.model_dir else []))
     engine = LLM(path, tokenizer=tiktoken_file())
-    app = build_app(engine, max_tokens=flag("--max-tokens", MAX_TOKENS))
-    uvicorn.run(app, host="127.0.0.1", port=flag("--port", 8000))
+    uvicorn.run(build_app(engine, max_tokens=a.max_tokens), host=a.host, port=a.port)
     engine.stop()

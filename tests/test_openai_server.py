@@ -109,6 +109,9 @@ def test_completions_take_a_list_of_prompts(client):
     (dict(logit_bias={"1": 5}), "logit_bias: not supported"),
     (dict(response_format={"type": "json_object"}), "response_format: not supported"),
     (dict(extra_body={"stream": "false"}), "stream: must be true or false"),  # a truthy string: it streamed
+    (dict(extra_body={"repetition_penalty": 1.5}), "repetition_penalty: not supported"),  # vLLM's extras were
+    (dict(extra_body={"min_tokens": 2, "guided_json": {}}), "guided_json: not supported"),  # 200s (audit, s63)
+    (dict(extra_body={"prompt": "Hi"}), "prompt: not supported"),  # the other endpoint's field
 ])
 def test_bad_chat_requests_are_400s_naming_the_field(client, kw, match):
     with pytest.raises(openai.BadRequestError, match=match) as e:
@@ -121,6 +124,24 @@ def test_bad_chat_requests_are_400s_naming_the_field(client, kw, match):
 def test_malformed_messages_are_400s(client, messages):  # both were 500s, the first after generating
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(model="gpt-oss", messages=messages, max_tokens=2)
+
+
+@pytest.mark.parametrize("kw, field", [(dict(logprobs=0), "logprobs"),  # 0 == False let it through (audit, s63)
+                                       (dict(suffix="END"), "suffix"), (dict(extra_body={"tools": []}), "tools")])
+def test_completion_fields_it_cannot_apply_are_400s(client, kw, field):
+    with pytest.raises(openai.BadRequestError, match=f"{field}: not supported") as e:
+        client.completions.create(model="gpt-oss", prompt="Hello", max_tokens=2, **kw)
+    assert e.value.body["param"] == field
+
+
+def test_the_command_line_refuses_unknown_flags_and_missing_checkpoints(tmp_path):  # --host was read as the model
+    import subprocess
+    server = Path(__file__).resolve().parents[1] / "cookbook" / "openai_server.py"
+    run = lambda *a: subprocess.run([sys.executable, str(server), *a], capture_output=True, text=True, timeout=300)
+    bad = run("--hots", "0.0.0.0")
+    assert bad.returncode == 2 and "unrecognized arguments: --hots" in bad.stderr
+    missing = run(str(tmp_path / "gpt-oss-20b"), "--port", "1")
+    assert missing.returncode == 1 and "no config.json there" in missing.stderr and "TINY" not in missing.stdout
 
 
 def test_unknown_model_is_a_404_and_a_bad_body_a_400(client):
