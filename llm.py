@@ -4,8 +4,7 @@ and one background thread that owns the GPU. The request path:
     LLM.generate -> (queue) -> LLM._loop -> LLM.step -> GptOss.forward -> kernels.*
 
 Legend: B sequences in the step, T tokens in the step, W block-table width (pages per sequence),
-S max_slots, P page rows, V vocab, Ls layers of one kind (sliding or full), NKV KV heads, D head dim.
-"""
+S max_slots, P page rows, V vocab, Ls layers of one kind (sliding or full), NKV KV heads, D head dim."""
 import codecs
 import itertools
 import os
@@ -39,9 +38,9 @@ WARM_UP = (*range(1, 17), *(2 ** i for i in range(5, 14)))  # prefilled at start
 @dataclass
 class SamplingParams:
     max_tokens: int = 16
-    temperature: float = 0.0  # 0 = greedy
+    temperature: float = 0.0  # 0 = greedy, and so is anything below 1e-5 (z / t would overflow fp32)
     top_p: float = 1.0
-    top_k: int = 0  # 0 = off; at most TOP_K_CAP
+    top_k: int = 0  # 0 (or -1) = off; at most TOP_K_CAP
     min_p: float = 0.0
     seed: int = None  # None = a fresh random seed per request
     stop: list = None  # strings: the text ends before the first one, matched across token boundaries
@@ -58,7 +57,7 @@ class SamplingParams:
         need(num(self.max_tokens, int) and self.max_tokens >= 1, "max_tokens", "must be an integer >= 1")
         need(num(self.temperature) and 0 <= self.temperature <= 3.4e38, "temperature", "must be in [0, 3.4e38]")
         need(num(self.top_p) and 0 < self.top_p <= 1, "top_p", "must be a number in (0, 1]")
-        need(num(self.top_k, int) and 0 <= self.top_k <= TOP_K_CAP, "top_k", f"must be an int in [0, {TOP_K_CAP}]")
+        need(num(self.top_k, int) and -1 <= self.top_k <= TOP_K_CAP, "top_k", f"must be an int in [-1, {TOP_K_CAP}]")
         need(num(self.min_p) and 0 <= self.min_p <= 1, "min_p", "must be a number in [0, 1]")
         need(self.seed is None or num(self.seed, int) and abs(self.seed) < 2**63, "seed", "must be an int64")
         need(self.stop_token_ids is None or isinstance(self.stop_token_ids, (list, tuple)) and all(
@@ -67,6 +66,7 @@ class SamplingParams:
         for f, v in (("logprobs", self.logprobs), ("prompt_logprobs", self.prompt_logprobs)):
             need(v is None or (num(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
         self.stop = [self.stop] if isinstance(self.stop, str) else self.stop
+        self.temperature, self.top_k = 0.0 if self.temperature < 1e-5 else self.temperature, max(self.top_k, 0)
         need(self.stop is None or isinstance(self.stop, (list, tuple)) and all(
             isinstance(x, str) and x for x in self.stop), "stop", "must be a string or a list of non-empty strings")
         self.stop, self.stop_token_ids = (v if v is None else tuple(v) for v in (self.stop, self.stop_token_ids))
@@ -170,7 +170,10 @@ class LLM:
         tokenizer: a fallback o200k_base.tiktoken path when the directory has no tokenizer.json."""
         t0 = time.perf_counter()
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        dtype = {"auto": None, "bfloat16": torch.bfloat16, "float32": torch.float32}.get(dtype, dtype)  # vLLM's names
         self.dtype = dtype or (torch.bfloat16 if self.device.type == "cuda" else torch.float32)
+        if self.dtype not in (torch.bfloat16, torch.float32):
+            raise ValueError(f"dtype must be torch.bfloat16 or torch.float32 ('auto' is the default), got {dtype!r}")
         if load_format not in ("auto", "dummy"):
             raise ValueError(f"load_format {load_format!r}: use 'auto' or 'dummy'")
         for name, v in dict(max_slots=max_slots, page_size=page_size, prefill_chunk=prefill_chunk,
@@ -199,7 +202,7 @@ class LLM:
         if self.use_graphs:
             self._capture_graphs()
         self.waiting, self.running, self.inbox, self.ids = deque(), [], queue.Queue(), itertools.count()
-        self.stopping, self.error, self.lock = False, None, threading.Lock()
+        self.stopping, self.error, self.lock, self.rng = False, None, threading.Lock(), random.Random(seed)
         cap = min(prefill_chunk, self.kv_tokens // 2, self.max_model_len - 1) if self.use_graphs else 0
         for n in sorted({min(n, cap) for n in WARM_UP + (cap,)} - {0}):  # each prefill size class's kernels
             self.waiting.append(r := self._make_request([0] * n, SamplingParams(max_tokens=1)))
@@ -217,7 +220,7 @@ class LLM:
         single = not isinstance(prompts, (list, tuple)) or prompts and isinstance(prompts[0], int)  # else a list
         plist = [prompts] if single else list(prompts)
         if not plist:
-            raise ValueError("prompts: no prompt given")
+            raise ValueError("prompt: no prompt given")
         params = _params(sampling_params, kw)
         params = list(params) if isinstance(params, (list, tuple)) else [params] * len(plist)
         if len(params) != len(plist):
@@ -249,10 +252,10 @@ class LLM:
             if not r.future.done():
                 self.abort(r.id)
 
-    def chat(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
+    def chat(self, messages, sampling_params=None, reasoning_effort="medium", tools=None, **kw):
         """messages: one OpenAI-style conversation (list of dicts) or a list of them, rendered in harmony.
         Returns a Future of one ChatOutput (or a list): reasoning, text and tool_calls parsed from the output."""
-        single = not isinstance(messages, (list, tuple)) or messages and not isinstance(messages[0], (list, tuple))
+        single = not isinstance(messages, (list, tuple)) or not messages or not isinstance(messages[0], (list, tuple))
         prompts = [harmony.render_ids(self.tokenizer, c, reasoning_effort, tools) for c in
                    ([messages] if single else messages)]
         inner = self.generate(prompts, sampling_params, **kw)
@@ -269,7 +272,7 @@ class LLM:
         fut.add_done_callback(lambda f: f.cancelled() and inner.cancel())
         return fut
 
-    def chat_stream(self, messages, reasoning_effort="medium", tools=None, sampling_params=None, **kw):
+    def chat_stream(self, messages, sampling_params=None, reasoning_effort="medium", tools=None, **kw):
         """Yields harmony.Delta(kind, text, name) as tokens arrive (kind: reasoning, text, tool_call_name,
         tool_call_args), then the ChatOutput. As in stream(), deltas wait while the text may begin a stop string."""
         parser, held, sent = harmony.HarmonyParser(self.tokenizer), [], Counter()  # sent: characters yielded per kind
@@ -299,7 +302,9 @@ class LLM:
 
     def abort(self, request_id):
         """Ends a request now (finish reason 'abort'); its slot and pages are freed before the next step."""
-        self.inbox.put(int(request_id))
+        if type(request_id) is not int:  # abort(2.7) ended request 2; abort("x") raised in the loop
+            raise ValueError(f"request_id: must be an int from future.request_ids, got {request_id!r}")
+        self.inbox.put(request_id)
 
     def stop(self):
         """Cancels what is in flight (finish reason 'abort'), resolves every future, joins the thread."""
@@ -324,14 +329,14 @@ class LLM:
         params = replace(params)  # checked again, and the caller's later edits can't outgrow r's pages mid-run
         ids = self.tokenizer.encode(prompt, allow_special=True) if isinstance(prompt, str) else list(prompt)
         if not ids:
-            raise ValueError("prompt is empty")
-        if any(not isinstance(i, int) or not 0 <= i < self.cfg.vocab_size for i in ids):
-            raise ValueError(f"prompt token ids must be ints in the vocabulary [0, {self.cfg.vocab_size})")
+            raise ValueError("prompt: empty")
+        if any(type(i) is not int or not 0 <= i < self.cfg.vocab_size for i in ids):  # True is no token id
+            raise ValueError(f"prompt: token ids must be ints in the vocabulary [0, {self.cfg.vocab_size})")
         if (n := len(ids) + params.max_tokens) > self.max_model_len:
-            raise ValueError(f"prompt + max_tokens = {n} > context length {self.max_model_len}")
+            raise ValueError(f"max_tokens: prompt + max_tokens = {n} > context length {self.max_model_len}")
         if self._pages_for(n) * self.page > self.kv_tokens:
-            raise ValueError("prompt + max_tokens needs more KV pages than the whole cache holds")
-        seed = params.seed if params.seed is not None else random.getrandbits(31)
+            raise ValueError("max_tokens: prompt + max_tokens needs more KV pages than the whole cache holds")
+        seed = params.seed if params.seed is not None else self.rng.getrandbits(31)  # LLM(seed=...): reproducible
         return Request(next(self.ids), ids, params, Future(), seed)
 
     # ------------------------------------------------------------------ memory

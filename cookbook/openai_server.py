@@ -183,9 +183,9 @@ def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
             if (refused := check(body)) is not None:
                 return refused
             if body.get("stream"):
-                gen = engine.chat_stream(messages_of(body), effort, tools, params)
+                gen = engine.chat_stream(messages_of(body), params, effort, tools)
                 return await run_in_threadpool(stream, gen, chat_chunks, model_name, rid, wants_usage(body))
-            fut = await run_in_threadpool(engine.chat, messages_of(body), effort, tools, params)  # renders
+            fut = await run_in_threadpool(engine.chat, messages_of(body), params, effort, tools)  # renders
             out = await result(fut, request)
         except (ValueError, KeyError, TypeError) as e:  # bad fields deep in messages, tools
             return bad_request(e)

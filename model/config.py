@@ -18,9 +18,8 @@ class GptOssConfig:
     vocab_size: int = 201088
     rms_norm_eps: float = 1e-5
     rope_theta: float = 150000.0
-    rope_scaling: dict = field(default_factory=lambda: dict(
-        rope_type="yarn", factor=32.0, beta_fast=32.0, beta_slow=1.0,
-        original_max_position_embeddings=4096, truncate=False))
+    rope_scaling: dict = field(default_factory=lambda: {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
+                               "beta_slow": 1.0, "original_max_position_embeddings": 4096, "truncate": False})
     sliding_window: int = 128
     swiglu_limit: float = 7.0
     max_position_embeddings: int = 131072

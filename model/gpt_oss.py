@@ -1,8 +1,7 @@
 """The gpt-oss model: embedding, L x (attention + MoE), final norm, lm_head, over ops.py.
 
 Legend: T tokens in the step, B sequences, H hidden, NH/NKV heads, D head dim, V vocab, R logit rows.
-The model owns no cache: llm.py passes the KV tensors and the step's metadata in `StepInputs`.
-"""
+The model owns no cache: llm.py passes the KV tensors and the step's metadata in `StepInputs`."""
 import math
 from dataclasses import dataclass
 

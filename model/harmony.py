@@ -139,13 +139,13 @@ def _tool(tool) -> tuple[str, str, object]:
     """(name, description, parameters) of an OpenAI-style or bare function tool."""
     fn = (tool.get("function") or tool) if isinstance(tool, dict) else None
     if not isinstance(fn, dict) or tool.get("type", "function") != "function":
-        raise ValueError(f"unsupported tool (expected a function tool): {tool!r}")
+        raise ValueError(f"tools: unsupported tool (expected a function tool): {tool!r}")
     if not isinstance(fn.get("name"), str) or not fn["name"]:
-        raise ValueError(f"tool without a name: {tool!r}")
+        raise ValueError(f"tools: a tool without a name: {tool!r}")
     try:  # the JSON round trip is also what harmony sees (tuples -> lists, keys -> strings)
         params = json.loads(json.dumps(fn.get("parameters"), allow_nan=False))
     except (TypeError, ValueError) as e:
-        raise ValueError(f"tool {fn['name']!r}: parameters schema is not JSON-serializable: {e}") from None
+        raise ValueError(f"tools: {fn['name']!r}'s parameters schema is not JSON-serializable: {e}") from None
     return fn["name"], fn.get("description") or "", params
 
 
@@ -173,7 +173,7 @@ def _assistant(m: dict, call_names: dict) -> list[_Msg]:
     for call in calls:
         fn = (call.get("function") or call) if isinstance(call, dict) else None  # OpenAI's form, or bare
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
-            raise ValueError(f"assistant tool call without a function name: {call!r}")
+            raise ValueError(f"messages: an assistant tool call without a function name: {call!r}")
         args, call_names[call.get("id")] = fn.get("arguments", "{}"), fn["name"]
         args = args if isinstance(args, str) else json.dumps(args)
         out.append(_Msg("assistant", args, "commentary", f"functions.{fn['name']}", "json"))
@@ -183,8 +183,8 @@ def _assistant(m: dict, call_names: dict) -> list[_Msg]:
 def _convert(messages) -> tuple[str, list[_Msg]]:
     """OpenAI messages -> (developer instructions, the harmony messages of the conversation)."""
     instructions, out, call_names = [], [], {}
-    if not isinstance(messages, (list, tuple)):
-        raise ValueError(f"messages must be a list of {{'role': ..., 'content': ...}} dicts, not {messages!r}")
+    if not isinstance(messages, (list, tuple)) or not messages:
+        raise ValueError(f"messages: must be a non-empty list of {{'role': ..., 'content': ...}}, not {messages!r}")
     for m in messages:
         role = m.get("role") if isinstance(m, dict) else None
         if role in ("system", "developer"):  # an OpenAI system prompt is harmony's developer message
@@ -196,11 +196,11 @@ def _convert(messages) -> tuple[str, list[_Msg]]:
         elif role == "tool":
             name = m.get("name") or call_names.get(m.get("tool_call_id"))
             if not isinstance(name, str) or not name:
-                raise ValueError(f"tool message without a name or known tool_call_id: {m!r}")
+                raise ValueError(f"messages: a tool message without a name or known tool_call_id: {m!r}")
             author = name if name.startswith("functions.") else f"functions.{name}"
             out.append(_Msg(author, _text(m.get("content")), "commentary", "assistant"))
         else:  # not a dict, or no known role
-            raise ValueError(f"unknown role {role!r} in message {m!r}: system, developer, user, assistant or tool")
+            raise ValueError(f"messages: unknown role {role!r} in message {m!r} (system/developer/user/assistant/tool)")
     return "\n\n".join(i for i in instructions if i), out
 
 
@@ -217,7 +217,7 @@ def _drop_analysis(msgs: list[_Msg]) -> list[_Msg]:
 
 def _render_parts(messages, reasoning_effort, tools, model_identity, knowledge_cutoff, current_date):
     if reasoning_effort not in ("low", "medium", "high"):
-        raise ValueError(f"reasoning_effort must be low, medium or high, not {reasoning_effort!r}")
+        raise ValueError(f"reasoning_effort: must be low, medium or high, not {reasoning_effort!r}")
     tool_defs = [_tool(t) for t in tools or []]
     instructions, msgs = _convert(messages)
     date = datetime.date.today().isoformat() if current_date is None else str(current_date)

@@ -2,8 +2,7 @@
 compute the grid; launch. Tile configs are fixed, each with how it was chosen (no run-time autotuning).
 
 Legend: T tokens in the step, B sequences, H hidden, D head dim, NH/NKV heads, G = NH // NKV,
-P cache rows, E experts, K in-features, N out-features, A = T * TOPK (token, expert) pairs, V vocab.
-"""
+P cache rows, E experts, K in-features, N out-features, A = T * TOPK (token, expert) pairs, V vocab."""
 import torch
 import torch.nn.functional as F
 import triton

@@ -13,9 +13,8 @@ import tiktoken
 O200K_PATTERN = "|".join([
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
     r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    r"\p{N}{1,3}", r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
-    r"\s*[\r\n]+", r"\s+(?!\S)", r"\s+",  # newlines, spaces before a non-space, the rest
-])
+    r"\p{N}{1,3}", r" ?[^\s\p{L}\p{N}]+[\r\n/]*",  # then newlines, spaces before a non-space, the rest:
+    r"\s*[\r\n]+", r"\s+(?!\S)", r"\s+"])
 N_BASE = 199_998   # mergeable ranks 0..199997
 N_VOCAB = 201_088  # specials fill 199998..201087
 NAMED_SPECIALS = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002, "<|constrain|>": 200003,

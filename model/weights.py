@@ -2,9 +2,8 @@
 weights of the real shapes (load_format="dummy"), and the writer of tiny random checkpoints.
 
 Legend: L layers, H hidden, I intermediate, E experts, V vocab, NH/NKV heads, D head dim, e up to 8 experts.
-Expert weights stay 4-bit: the only change at load is the order of the codes (pack_experts), into
-contiguous 64 x 64 tiles that the MoE kernel decodes with a few word-wide bit operations.
-"""
+Expert weights stay 4-bit: the only change at load is the order of the codes (pack_experts), into contiguous 64 x 64
+tiles that the MoE kernel decodes with a few word-wide bit operations."""
 import json
 from pathlib import Path
 

@@ -617,13 +617,43 @@ def test_scored_prompts_prefill_at_most_512_rows(engine, monkeypatch):
     ([{"role": "user", "content": "x"}], [{"type": "function", "function": {"description": "no name"}}], "name"),
     ([{"role": "user", "content": "x"}], [{"type": "function", "function": {"name": "f", "parameters": {1, 2}}}],
      "JSON"),
-    (None, None, "messages must be a list"), (5, None, "messages must be a list"),  # were TypeErrors
+    (None, None, "messages: must be a non-empty list"), (5, None, "messages: must be a non-empty list"),  # TypeErrors
+    ([], None, "messages: must be a non-empty list"),  # chat_stream([]) generated from a system prompt alone (s63)
 ])
 def test_bad_chat_input_is_rejected_and_nothing_enqueued(engine, messages, tools, match):
     before = engine.inbox.qsize()
     with pytest.raises(ValueError, match=match):
         engine.chat(messages, tools=tools)
+    with pytest.raises(ValueError, match=match):
+        next(engine.chat_stream(messages, tools=tools))
     assert engine.inbox.qsize() == before
+
+
+def test_vllm_spellings_mean_what_they_do_there(engine, tiny_dir):  # each was refused or misread (audit, s63)
+    conv = [{"role": "user", "content": "Hi"}]
+    sp = SamplingParams(max_tokens=2, ignore_eos=True)
+    assert engine.chat(conv, sp).result().output.token_ids == engine.chat(conv, sampling_params=sp).result(
+        ).output.token_ids  # vLLM's positional order: chat(messages, sampling_params)
+    assert SamplingParams(top_k=-1).top_k == 0 and SamplingParams(temperature=1e-40).temperature == 0.0
+    greedy = engine.generate([1, 2, 3], max_tokens=2, ignore_eos=True).result().token_ids
+    assert engine.generate([1, 2, 3], max_tokens=2, ignore_eos=True, temperature=1e-40).result().token_ids == greedy
+    for bad in ("abc", 2.7, [1]):  # abort(2.7) ended request 2
+        with pytest.raises(ValueError, match="request_id: must be an int"):
+            engine.abort(bad)
+    with pytest.raises(ValueError, match="prompt: token ids must be ints"):
+        engine.generate([True, False])
+    with pytest.raises(ValueError, match="dtype must be torch.bfloat16 or torch.float32"):
+        LLM(tiny_dir, tokenizer=TIKTOKEN, dtype="float16")
+
+
+def test_the_engine_seed_makes_unseeded_sampling_reproducible(tiny_dir):  # two processes drew differently (s63)
+    runs = []
+    for _ in range(2):
+        engine = LLM(tiny_dir, tokenizer=TIKTOKEN, dtype="float32", seed=5, max_slots=2, num_pages=8)
+        runs.append([engine.generate([1, 2, 3], max_tokens=3, temperature=1.0, ignore_eos=True).result().token_ids
+                     for _ in range(2)])
+        engine.stop()
+    assert runs[0] == runs[1] and runs[0][0] != runs[0][1]  # the same draws per engine, a fresh one per request
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="full-size dummy weights need a GPU")

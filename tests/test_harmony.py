@@ -230,7 +230,7 @@ def test_tool_arguments_as_dict_and_tool_name_prefix():
     (dict(messages=[{"role": "robot", "content": "hi"}]), "unknown role 'robot'"),
     (dict(messages=[{"content": "hi"}]), "unknown role None"),
     (dict(messages=["hi"]), "unknown role None in message 'hi'"),  # not a dict
-    (dict(messages="hi"), "messages must be a list of"),
+    (dict(messages="hi"), "messages: must be a non-empty list of"),
     (dict(messages=[], tools=[{"type": "function", "function": {"description": "no name"}}]), "tool without a name"),
     (dict(messages=[], tools=[{"description": "bare, no name", "parameters": {}}]), "tool without a name"),
     (dict(messages=[], tools=[{"name": "f", "parameters": {"enum": {1, 2}}}]), "not JSON-serializable"),
