@@ -186,6 +186,9 @@ class LLM:
             raise RuntimeError(f"{torch.cuda.get_device_name(self.device)} is not a Hopper GPU: the kernels need sm_90")
         if self.device.type == "cpu" and not INTERPRET:  # CPU tensors would reach compiled kernels
             raise RuntimeError("device='cpu' runs the kernels under TRITON_INTERPRET=1: set it before importing llm")
+        if self.device.type == "cuda":  # Triton launches on the thread's current device: this one's, then the loop's
+            torch.cuda.set_device(self.device)
+            self.device = torch.device("cuda", torch.cuda.current_device())  # "cuda": the caller's current GPU
         self.cfg = cfg = GptOssConfig.from_file(Path(model) / "config.json")
         self.max_model_len = min(max_model_len or cfg.max_position_embeddings, cfg.max_position_embeddings)
         self.tokenizer = Tokenizer.from_dir(model, tokenizer)
@@ -199,8 +202,8 @@ class LLM:
         self.graphs, self.graph_pool = {}, None
         self._static_buffers()
         self.use_graphs = cuda_graphs if cuda_graphs is not None else self.device.type == "cuda"
-        if self.use_graphs:
-            self._capture_graphs()
+        for B in tqdm(self.buckets[::-1] if self.use_graphs else [], "capturing CUDA graphs", leave=False):
+            self.graphs[(B, False)] = self._capture(B, False)  # greedy ones, largest first: all share one pool
         self.waiting, self.running, self.inbox, self.ids = deque(), [], queue.Queue(), itertools.count()
         self.stopping, self.error, self.lock, self.rng = False, None, threading.Lock(), random.Random(seed)
         cap = min(prefill_chunk, self.kv_tokens // 2, self.max_model_len - 1) if self.use_graphs else 0
@@ -368,6 +371,7 @@ class LLM:
 
     # ------------------------------------------------------------------ the loop
     def _loop(self):
+        torch.cuda.set_device(self.device) if self.device.type == "cuda" else None  # a new thread starts on cuda:0
         while not self.stopping:
             self._take_inbox(block=not (self.running or self.waiting))
             if self.stopping:
@@ -650,8 +654,3 @@ class LLM:
         self.static["slots"][:B], self.static["pos"][:B], self.static["table"][:B] = self.max_slots, 0, 0  # page 0
         self._decode_body(B, sampling)
         self._last_batch = None  # the static rows no longer hold any batch
-
-    def _capture_graphs(self):
-        """Greedy decode graphs for every bucket at start-up, largest first so all share one pool."""
-        for B in tqdm(self.buckets[::-1], desc="capturing CUDA graphs", leave=False):
-            self.graphs[(B, False)] = self._capture(B, False)

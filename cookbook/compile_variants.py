@@ -119,7 +119,7 @@ def report(cfg, slots, chunk, prompts, sms, compile_=False):
             mock.patch("torch.cuda.get_device_properties", lambda d: props), \
             mock.patch.object(ops, "k_splits", lambda p, d, c, f=ops.k_splits: f(p, SimpleNamespace(type="cuda"), c)):
         e = engine(cfg, slots)
-        for B in e.buckets[::-1]:  # start-up: LLM._capture_graphs' warm-ups, then the start-up prompts
+        for B in e.buckets[::-1]:  # start-up: LLM.__init__'s graph warm-ups, then the start-up prompts
             rec.step(lambda: llm.LLM._warm_up(e, B, False))
         for n in prompts:
             rec.step(lambda: prefill(e, n))

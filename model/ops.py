@@ -41,11 +41,10 @@ def rope_kv(src, nh, nkv, pos=None, cos_sin=None, k_cache=None, v_cache=None, sl
     rotate, write, paged = pos is not None, slots is not None, slots is not None and slots.dim() == 2  # paged: decode
     if rotate:
         assert pos.shape == (T,) and cos_sin.shape[1] == D and cos_sin.dtype == torch.float32
-    qkv = torch.empty((T, heads, D), device=src.device, dtype=dtype) if partial else src
+    qkv = dummy = torch.empty((T, heads, D), device=src.device, dtype=dtype) if partial else src  # dummy: unused args
     if write:
         assert slots.shape[0] == T and (not paged or (rotate and page)) and k_cache.shape[1:] == (nkv, D)
         assert k_cache.dtype == qkv.dtype and v_cache.stride() == k_cache.stride()
-    dummy = qkv  # pointer for an unused argument
     # a program per token and 32 head rows: one token's 40 KB of bf16 partials are read by 3 SMs, not one
     K._rope_kv_kernel[(T, triton.cdiv(heads, 32))](
         src, qkv, pos if rotate else dummy, cos_sin if rotate else dummy, k_cache if write else dummy,
@@ -64,8 +63,7 @@ def attention(qkv, k_cache, v_cache, block_table, cu_seqlens, start, sinks, nh, 
     chunk's k, v too (decode). window 0 = full causal. splits > 1 splits the keys (decode, long contexts), counting
     in counters (zeroed int32 scratch, left zeroed; None: a new one per call). tiles: (BLOCK_N, warps, stages) in
     place of the fixed ones (cookbook/bench_attention.py). Returns [T, NH, D]."""
-    T, heads, D = qkv.shape
-    B, G = start.shape[0], nh // nkv
+    (T, heads, D), B, G = qkv.shape, start.shape[0], nh // nkv
     assert heads == nh + 2 * nkv and qkv.stride(1) == D and qkv.stride(2) == 1
     assert k_cache.shape[1:] == (nkv, D) and v_cache.stride() == k_cache.stride() and k_cache.stride(1) == D
     assert cu_seqlens.shape == (B + 1,) and block_table.shape[0] == B and sinks.shape == (nh,)

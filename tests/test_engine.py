@@ -656,6 +656,18 @@ def test_the_engine_seed_makes_unseeded_sampling_reproducible(tiny_dir):  # two 
     assert runs[0] == runs[1] and runs[0][0] != runs[0][1]  # the same draws per engine, a fresh one per request
 
 
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_a_second_gpu_serves_as_the_first(tiny_dir):  # Triton launched on the thread's current device, cuda:0 (s63)
+    outs = []
+    for dev in ("cuda:0", "cuda:1"):
+        eng = LLM(tiny_dir, dtype=torch.float32, tokenizer=TIKTOKEN, device=dev, page_size=16, num_pages=64)
+        futs = [eng.generate(p, max_tokens=4, ignore_eos=True) for p in ([1, 2, 3], list(range(40)), [5] * 17)]
+        outs.append([f.result().token_ids for f in futs])
+        assert eng.model.embed.device == eng.kv.k_full.device == torch.device(dev) and eng.graphs
+        eng.stop()
+    assert outs[0] == outs[1]
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="full-size dummy weights need a GPU")
 def test_dummy_20b_same_tokens_at_batch_1_and_64(tmp_path):
     """Issue 3: 64 greedy steps of one request alone and inside a batch of 64, float32 so that near-tied
