@@ -12,3 +12,5 @@ case "${1:-}" in
     *) echo "usage: calls.sh 1|2"; exit 2 ;;
 esac
 date -u
+# call 3 (nvidia-h100-x2, as run): timeout 280 python -m pytest -q tests/test_engine.py -rs -p no:cacheprovider
+#   -k "second_gpu or vllm_spellings or engine_seed or greedy_float32 or refused_together" > $OUT/pytest_2gpu.txt
