@@ -187,8 +187,9 @@ class LLM:
         if self.device.type == "cpu" and not INTERPRET:  # CPU tensors would reach compiled kernels
             raise RuntimeError("device='cpu' runs the kernels under TRITON_INTERPRET=1: set it before importing llm")
         if self.device.type == "cuda":  # Triton launches on the thread's current device: this one's, then the loop's
+            self.device = torch.device("cuda", self.device.index if self.device.index is not None else
+                                       torch.cuda.current_device())  # "cuda": the caller's current GPU
             torch.cuda.set_device(self.device)
-            self.device = torch.device("cuda", torch.cuda.current_device())  # "cuda": the caller's current GPU
         self.cfg = cfg = GptOssConfig.from_file(Path(model) / "config.json")
         self.max_model_len = min(max_model_len or cfg.max_position_embeddings, cfg.max_position_embeddings)
         self.tokenizer = Tokenizer.from_dir(model, tokenizer)
