@@ -42,7 +42,7 @@ class SamplingParams:
     top_p: float = 1.0
     top_k: int = 0  # 0 (or -1) = off; at most TOP_K_CAP
     min_p: float = 0.0
-    seed: int = None  # None = a fresh random seed per request
+    seed: int = None  # None = the next draw of the engine's generator, seeded by LLM(seed=...)
     stop: list = None  # strings: the text ends before the first one, matched across token boundaries
     stop_token_ids: list = None  # default: <|return|> 200002, <|call|> 200012, <|endoftext|> 199999
     ignore_eos: bool = False  # benchmarking: run to max_tokens
