@@ -66,10 +66,10 @@ class SamplingParams:
         for f, v in (("logprobs", self.logprobs), ("prompt_logprobs", self.prompt_logprobs)):
             need(v is None or (num(v, int) and 0 <= v <= 20), f, "must be None or an int in [0, 20]")
         self.stop = [self.stop] if isinstance(self.stop, str) else self.stop
-        self.temperature, self.top_k = 0.0 if self.temperature < 1e-5 else self.temperature, max(self.top_k, 0)
         need(self.stop is None or isinstance(self.stop, (list, tuple)) and all(
             isinstance(x, str) and x for x in self.stop), "stop", "must be a string or a list of non-empty strings")
         self.stop, self.stop_token_ids = (v if v is None else tuple(v) for v in (self.stop, self.stop_token_ids))
+        self.temperature, self.top_k = 0.0 if self.temperature < 1e-5 else self.temperature, max(self.top_k, 0)
 
 
 @dataclass
@@ -372,7 +372,8 @@ class LLM:
 
     # ------------------------------------------------------------------ the loop
     def _loop(self):
-        torch.cuda.set_device(self.device) if self.device.type == "cuda" else None  # a new thread starts on cuda:0
+        if self.device.type == "cuda":  # a new thread starts on cuda:0
+            torch.cuda.set_device(self.device)
         while not self.stopping:
             self._take_inbox(block=not (self.running or self.waiting))
             if self.stopping:

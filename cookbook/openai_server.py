@@ -44,7 +44,8 @@ def sampling(body, max_tokens, fields):
     names a bad field). null means the default; max_tokens: the default output length; fields: the endpoint's own."""
     get = lambda k, default=None: default if body.get(k) is None else body[k]
     if unknown := sorted(body.keys() - KNOWN - fields):  # refused, not ignored: a 200 would not have applied them
-        raise ValueError(f"{unknown[0]}: not supported by this server (nor {', '.join(unknown[1:]) or 'more'})")
+        also = f" (nor {', '.join(unknown[1:])})" if unknown[1:] else ""  # the first leads: it is the param
+        raise ValueError(f"{unknown[0]}: not supported by this server{also}")
     for k, ok in REFUSED:  # a bool only where the default is one: completions' logprobs 0 asks for logprobs
         if get(k, ok) != ok or isinstance(get(k, ok), bool) != isinstance(ok, bool):
             raise ValueError(f"{k}: not supported by this server (only {ok!r})")
