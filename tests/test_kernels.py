@@ -4,6 +4,7 @@ Small and odd shapes run everywhere (the CPU runs them under TRITON_INTERPRET=1)
 to a kernel, and at the end kernels.py's own source changed in one place)."""
 import importlib.util
 import itertools
+import math
 from pathlib import Path
 
 import pytest
@@ -418,6 +419,48 @@ def test_sample_filters_are_exact(device):  # the floor's own token is kept, and
         assert set(sample_rows(device, logits, temp=t, top_p=0.6, steps=steps).tolist()) == nucleus
         keep = set((p >= 0.1 * p.max()).nonzero()[:, 0].tolist())
         assert set(sample_rows(device, logits, temp=t, min_p=0.1, steps=steps).tolist()) == keep
+
+
+def test_sample_rows_keep_their_own_settings(device):  # a batch mixes requests: each row its own floor and
+    torch.manual_seed(0)  # temperature (a kernel reading row 0's for every row passed every test above)
+    logits, R_, N = torch.randn(40) * 2, 5, 120  # settings: none, top_k 1, greedy, top_p 0.6 at t 2, min_p 0.1 at t 0.5
+    temp, top_k = torch.tensor([1.0, 1.0, 0.0, 2.0, 0.5]), torch.tensor([0, 1, 0, 0, 0], dtype=torch.int32)
+    top_p, min_p = torch.tensor([1.0, 1.0, 1.0, 0.6, 1.0]), torch.tensor([0.0, 0.0, 0.0, 0.0, 0.1])
+    rep = lambda v: v.repeat(N).to(device)  # [R * N]: row i has setting i % R, step i // R
+    L = logits.to(device)[None].expand(R_ * N, -1).contiguous()
+    floor = K.sampling_floor(L, rep(temp), rep(top_k), rep(top_p), rep(min_p))
+    seeds, steps = torch.arange(R_).repeat(N).to(device), torch.arange(N).repeat_interleave(R_).to(device)
+    draws = K.sample(L, rep(temp), seeds, steps, floor).cpu().view(N, R_)  # [N, R]
+    p2, p05 = torch.softmax(logits / 2, -1), torch.softmax(logits / 0.5, -1)
+    order = p2.sort(descending=True)
+    nucleus = set(order.indices[:int((order.values.cumsum(0) < 0.6).sum()) + 1].tolist())
+    allowed = [set(range(40)), {logits.argmax().item()}, {logits.argmax().item()}, nucleus,
+               set((p05 >= 0.1 * p05.max()).nonzero()[:, 0].tolist())]
+    for r in range(R_):
+        assert set(draws[:, r].tolist()) <= allowed[r], r
+    assert len(set(draws[:, 0].tolist())) >= 10 and len(set(draws[:, 3].tolist())) == len(nucleus) > 1
+
+
+@pytest.mark.parametrize("V", [5000, 201088])
+def test_sampling_floor_over_a_vocabulary_wider_than_its_cap(V):  # from a full sort of all V tokens
+    torch.manual_seed(0)
+    logits = torch.randn(6, V)
+    temp = torch.tensor([1.0, 0.7, 1.0, 1.0, 1.3, 1.0])
+    top_k = torch.tensor([0, 0, 0, 50, 0, 1024], dtype=torch.int32)
+    top_p = torch.tensor([0.1, 0.05, 0.95, 1.0, 1.0, 1.0])  # row 2's nucleus is wider than the 1,024 cap: not cut
+    min_p = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.5, 0.0])
+    logits[0] *= 1.5  # nuclei of 6 and 3 tokens at V 5,000, 570 and 227 at 201,088, with 23-86% of the mass
+    # past the 1,024 largest logits: a top-p normalized over those alone keeps too few (audit, s64)
+    got = K.sampling_floor(logits, temp, top_k, top_p, min_p)
+    for r in range(6):
+        z = logits[r].double().sort(descending=True).values
+        cum = torch.softmax(z / temp[r], -1).cumsum(0)
+        n_p = int((cum < top_p[r]).sum()) + 1  # the fewest tokens holding top_p of the mass
+        want = max(z[n_p - 1] if top_p[r] < 1 and n_p <= 1024 else -float("inf"),
+                   z[top_k[r] - 1] if top_k[r] > 0 else -float("inf"),
+                   z[0] + temp[r] * math.log(min_p[r]) if min_p[r] > 0 else -float("inf"))
+        assert float(got[r]) == pytest.approx(float(want), abs=1e-5), r
+    assert 1 < int((logits[0] >= got[0]).sum()) < 1024 and got[2] == -float("inf")
 
 
 def test_topk_ties_go_to_the_lower_expert(device):  # kernels._topk's rule, through the one-token top-k launch

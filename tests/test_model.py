@@ -7,8 +7,9 @@ from safetensors.torch import save_file
 
 from helpers import load_checkpoint_tensors
 from model.config import GptOssConfig, tiny_config
-from model.gpt_oss import GptOss, KVCache, StepInputs
+from model.gpt_oss import GptOss, KVCache, StepInputs, yarn_cos_sin
 from model.weights import SLOTS, SafetensorsReader, load_weights, tensor_shapes
+import reference as R
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -111,6 +112,18 @@ def build_model(tiny_dir, dtype):
     return GptOss(cfg, glob, layers, 4096, DEVICE)
 
 
+@pytest.mark.parametrize("D", [32, 64, 128])
+def test_yarn_table_matches_the_reference_to_the_last_position(D):
+    """The model tests reach positions under ~200, where YaRN's interpolated dimensions turn < 0.01 rad: a factor
+    off by 2, a dropped interpolation term or HF's truncated ramp ends passed them (audit, s64). Both tables take
+    fp32 angles; they differ by 4e-5 at D 64 and 3.3e-4 at 128 (inverse frequencies 1 ulp apart at 131,071)."""
+    cfg = GptOssConfig(head_dim=D)  # the official rope_theta and rope_scaling
+    got = yarn_cos_sin(cfg, cfg.max_position_embeddings, "cpu")  # [P, D]
+    inv, c = R.yarn_inv_freq_and_scale(D)
+    ang = torch.arange(cfg.max_position_embeddings, dtype=torch.float32)[:, None] * inv[None]  # [P, D/2]
+    assert (got - torch.cat([ang.cos() * c, ang.sin() * c], 1)).abs().max().item() < 1e-3
+
+
 def test_teacher_forced_float32(tiny_dir, reference_model):
     ids = torch.randint(0, 200000, (150,), generator=torch.Generator().manual_seed(3)).tolist()
     got = all_logits(build_model(tiny_dir, torch.float32), ids).cpu()
@@ -120,16 +133,17 @@ def test_teacher_forced_float32(tiny_dir, reference_model):
 
 
 def test_teacher_forced_bfloat16(tiny_dir, reference_model):
-    """bf16 activations against the fp32 reference. Measured on the CPU interpreter (2026-11-29): top-1
-    agreement 0.985 and mean |dlogit| 0.027 (logits have std ~3.4); the bounds leave room for GPU rounding."""
+    """bf16 activations against the fp32 reference. Measured on the CPU interpreter: top-1 agreement 0.985 and mean
+    |dlogit| 0.027 (2026-11-29), 0.970 and 0.029 (2026-12-07; logits have std ~3.4). A random tiny model has near
+    ties, and 0.97 was one flipped token from failing: agreement is bounded loosely, the mean |dlogit| at 2x."""
     ids = torch.randint(0, 200000, (200,), generator=torch.Generator().manual_seed(4)).tolist()
     got = all_logits(build_model(tiny_dir, torch.bfloat16), ids).cpu()
     ref = reference_model.logits(ids)
     agree = (got.argmax(-1) == ref.argmax(-1)).float().mean().item()
     mean_dlogit = (got - ref).abs().mean().item()
     print(f"bf16 vs fp32 reference: top-1 agreement {agree:.4f}, mean |dlogit| {mean_dlogit:.4f}")
-    assert agree >= 0.97
-    assert mean_dlogit < 0.1
+    assert agree >= 0.95
+    assert mean_dlogit < 0.06
 
 
 def test_teacher_forced_bfloat16_in_chunks(tiny_dir, reference_model):
