@@ -372,6 +372,12 @@ def sample_rows(device, logits, temp=1.0, top_k=0, top_p=1.0, min_p=0.0, seed=7,
     return K.sample(L, f(temp), f(seed, torch.int64), torch.tensor(steps, device=device), floor).cpu()
 
 
+def nucleus_of(p, top_p):
+    """The ids of the fewest most probable tokens whose probabilities p [V] reach top_p."""
+    order = p.sort(descending=True)
+    return set(order.indices[:int((order.values.cumsum(0) < top_p).sum()) + 1].tolist())
+
+
 def test_sample_greedy_is_argmax(device):
     logits = torch.randn(5, 1000, device=device)
     logits[2, 10] = logits[2, 20] = logits[2].max() + 1  # a tie: the lower index wins, like torch.argmax
@@ -414,8 +420,7 @@ def test_sample_filters_are_exact(device):  # the floor's own token is kept, and
     assert set(sample_rows(device, logits, top_k=5, steps=steps).tolist()) == set(logits.topk(5).indices.tolist())
     for t in (0.5, 2.0):  # vLLM's order: logits / temperature, then top-p and min-p on those probabilities
         p = torch.softmax(logits / t, -1)
-        order = p.sort(descending=True)
-        nucleus = set(order.indices[:int((order.values.cumsum(0) < 0.6).sum()) + 1].tolist())
+        nucleus = nucleus_of(p, 0.6)
         assert set(sample_rows(device, logits, temp=t, top_p=0.6, steps=steps).tolist()) == nucleus
         keep = set((p >= 0.1 * p.max()).nonzero()[:, 0].tolist())
         assert set(sample_rows(device, logits, temp=t, min_p=0.1, steps=steps).tolist()) == keep
@@ -432,8 +437,7 @@ def test_sample_rows_keep_their_own_settings(device):  # a batch mixes requests:
     seeds, steps = torch.arange(R_).repeat(N).to(device), torch.arange(N).repeat_interleave(R_).to(device)
     draws = K.sample(L, rep(temp), seeds, steps, floor).cpu().view(N, R_)  # [N, R]
     p2, p05 = torch.softmax(logits / 2, -1), torch.softmax(logits / 0.5, -1)
-    order = p2.sort(descending=True)
-    nucleus = set(order.indices[:int((order.values.cumsum(0) < 0.6).sum()) + 1].tolist())
+    nucleus = nucleus_of(p2, 0.6)
     allowed = [set(range(40)), {logits.argmax().item()}, {logits.argmax().item()}, nucleus,
                set((p05 >= 0.1 * p05.max()).nonzero()[:, 0].tolist())]
     for r in range(R_):
@@ -485,9 +489,8 @@ def test_sample_matches_softmax_and_filters(device):
         assert not torch.equal(*(sample_rows(device, logits, temp=0.7, seed=s, steps=list(range(100))) for s in (a, b)))
     top5 = set(logits.topk(5).indices.tolist())
     assert set(sample_rows(device, logits, top_k=5, steps=list(range(100))).tolist()) <= top5
-    order = torch.softmax(logits, -1).sort(descending=True)
-    nucleus = order.indices[:int((order.values.cumsum(0) < 0.6).sum()) + 1].tolist()
-    assert set(sample_rows(device, logits, top_p=0.6, steps=list(range(100))).tolist()) <= set(nucleus)
+    nucleus = nucleus_of(torch.softmax(logits, -1), 0.6)
+    assert set(sample_rows(device, logits, top_p=0.6, steps=list(range(100))).tolist()) <= nucleus
     keep = set((torch.softmax(logits, -1) >= 0.2 * torch.softmax(logits, -1).max()).nonzero()[:, 0].tolist())
     assert set(sample_rows(device, logits, min_p=0.2, steps=list(range(100))).tolist()) <= keep
 
