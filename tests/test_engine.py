@@ -4,6 +4,7 @@ import random
 import time
 from concurrent.futures import Future
 
+import numpy as np
 import pytest
 import torch
 
@@ -274,7 +275,10 @@ def test_every_decode_batch_writes_one_logits_buffer(engine):
                                              (None, {}, "got NoneType"), (b"\x01", {}, "got bytes"),
                                              ([1], dict(ignore_eos="no"), "ignore_eos"),  # a truthy string
                                              ([1], dict(seed=True), "seed"),  # bools are not ints here
-                                             ([1], dict(stop_token_ids=[True]), "stop_token_ids")])
+                                             ([1], dict(stop_token_ids=[True]), "stop_token_ids"),
+                                             (np.array([1, 2]), {}, "got ndarray"),
+                                             (torch.tensor([1]), {}, "got Tensor"),
+                                             ([np.int64(1)], {}, "token ids must be ints")])  # docs/api.md: .tolist()
 def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
     before = engine.inbox.qsize()
     with pytest.raises(ValueError, match=match):
@@ -283,6 +287,8 @@ def test_bad_input_is_rejected_and_nothing_enqueued(engine, prompt, kw, match):
         engine.generate([])
     with pytest.raises(ValueError, match="prompt: must be a string"):  # one bad prompt, not a list to iterate
         engine.generate(None)
+    with pytest.raises(ValueError, match="got int64"):  # NumPy ints are no Python ints: a list of prompts
+        engine.generate(list(np.array([1, 2])))
     with pytest.raises(ValueError, match="sampling_params: must be SamplingParams or a list of them, got dict"):
         engine.generate([[1, 2], prompt], sampling_params=dict(max_tokens=2))
     assert engine.inbox.qsize() == before
