@@ -128,6 +128,10 @@ def _cut(text, stops, hold=False):
     return text[:len(text) - max([k for s in stops for k in range(1, len(s)) if hold and text.endswith(s[:k])] or [0])]
 
 
+def _field(out, kind):  # what a chat_stream kind's deltas add up to in the ChatOutput (a call: the last one)
+    return getattr(out, kind) if kind != "tool_call_args" else (out.tool_calls or [{"arguments": ""}])[-1]["arguments"]
+
+
 def _logprobs(logits, chosen, n):
     """logits [R, V] fp32; chosen: R token ids. Per row {chosen: logprob, then the top-n: logprob}."""
     lse = torch.cat([torch.logsumexp(b, -1, keepdim=True) for b in logits.split(64)])  # [R, 1]; 51 MB blocks
@@ -205,7 +209,7 @@ class LLM:
         self.use_graphs = cuda_graphs if cuda_graphs is not None else self.device.type == "cuda"
         for B in tqdm(self.buckets[::-1] if self.use_graphs else [], "capturing CUDA graphs", leave=False):
             self.graphs[(B, False)] = self._capture(B, False)  # greedy ones, largest first: all share one pool
-        self.waiting, self.running, self.inbox, self.ids = deque(), [], queue.Queue(), itertools.count()
+        self.waiting, self.running, self.inbox, self.ids = [], [], queue.Queue(), itertools.count()
         self.stopping, self.error, self.lock, self.rng = False, None, threading.Lock(), random.Random(seed)
         cap = min(prefill_chunk, self.kv_tokens // 2, self.max_model_len - 1) if self.use_graphs else 0
         for n in sorted({min(n, cap) for n in WARM_UP + (cap,)} - {0}):  # each prefill size class's kernels
@@ -279,15 +283,15 @@ class LLM:
     def chat_stream(self, messages, sampling_params=None, reasoning_effort="medium", tools=None, **kw):
         """Yields harmony.Delta(kind, text, name) as tokens arrive (kind: reasoning, text, tool_call_name,
         tool_call_args), then the ChatOutput. As in stream(), deltas wait while the text may begin a stop string."""
-        parser, held, sent = harmony.HarmonyParser(self.tokenizer), [], Counter()  # sent: characters yielded per kind
-        params = _params(sampling_params, kw)
+        parser, held, sent, params = harmony.HarmonyParser(self.tokenizer), [], Counter(), _params(sampling_params, kw)
         for d in self.stream(harmony.render_ids(self.tokenizer, messages, reasoning_effort, tools), params):
             held += parser.feed(d.token_id) if d.output is None else []  # the last delta brings no token
             if d.held or d.token_id in self._stops(params):  # the stop token's text: out leaves it out, so held
                 continue
             out = d.output and self._parse_chat(d.output, parser)  # already fed: not parsed twice
-            for x in held:  # at the end reasoning and text stop where out's do: before a stop string
-                n = len(getattr(out, x.kind)) - sent[x.kind] if out and x.kind in ("reasoning", "text") else len(x.text)
+            for x in held:  # at the end each kind stops where out's field does: before a stop string
+                sent["tool_call_args"] *= x.kind != "tool_call_name"  # characters yielded per kind; per call for args
+                n = len(_field(out, x.kind)) - sent[x.kind] if out and x.kind != "tool_call_name" else len(x.text)
                 sent[x.kind] += max(0, min(n, len(x.text)))
                 yield from [x._replace(text=x.text[:n])] if n > 0 else []
             held = []
@@ -441,7 +445,7 @@ class LLM:
             need = self._pages_for(len(r.prompt) + r.params.max_tokens)
             if len(self.free_pages) < need:
                 return
-            self.waiting.popleft()
+            self.waiting.pop(0)
             r.slot = self.free_slots.popleft()
             r.pages = [self.free_pages.popleft() for _ in range(need)]
             self.running.append(r)  # before the copy: a CUDA error there fails r with the step
@@ -449,9 +453,7 @@ class LLM:
             r.t_admit = time.perf_counter()
 
     def _release(self, r):
-        for q in (self.running, self.waiting):
-            if r in q:
-                q.remove(r)
+        self.running, self.waiting = ([q for q in Q if q is not r] for Q in (self.running, self.waiting))
         if r.slot >= 0:
             self.free_slots.append(r.slot)
             self.free_pages.extend(r.pages)

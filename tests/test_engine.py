@@ -572,6 +572,26 @@ def test_chat_stream_leaves_the_stop_token_out(engine, monkeypatch, raw, own, wa
     assert got == (out.reasoning, out.text) == want
 
 
+CALLS = ('<|channel|>commentary to=functions.a <|constrain|>json<|message|>{"x": 1}<|end|><|start|>assistant'
+         '<|channel|>commentary to=functions.b <|constrain|>json<|message|>{"city": "Paris", "unit": "c"}<|call|>')
+
+
+@pytest.mark.parametrize("stop, want", [(['"unit'], ['{"x": 1}', '{"city": "Paris", ']),
+                                        (["Pa"], ['{"x": 1}', '{"city": "']),
+                                        (["ris\", \"u"], ['{"x": 1}', '{"city": "Pa']),  # across tokens
+                                        (["zzz"], ['{"x": 1}', '{"city": "Paris", "unit": "c"}'])])
+def test_chat_stream_tool_call_args_hold_back_stop_strings(engine, monkeypatch, stop, want):
+    """A stop string inside a call's arguments: each call's streamed arguments add up to its ChatOutput arguments
+    and never show the stop string (until s66 they carried it). Two calls: the count restarts with each call."""
+    tok = engine.tokenizer
+    monkeypatch.setattr(engine, "stream", _scripted_stream(tok, tok.encode(CALLS, allow_special=True), stop))
+    *deltas, out = list(engine.chat_stream([{"role": "user", "content": "Hi"}], stop=stop))
+    args = {n: "".join(d.text for d in deltas if d.kind == "tool_call_args" and d.name == n) for n in "ab"}
+    assert [args["a"], args["b"]] == [c["arguments"] for c in out.tool_calls] == want
+    assert [d.text for d in deltas if d.kind == "tool_call_name"] == ["a", "b"] and all(d.text for d in deltas)
+    assert not any(s in a for s in stop for a in args.values())
+
+
 def test_chat_stream_with_a_stop_string_matches_chat(engine):
     """On the model's own (random, malformed) output: the streamed text is what chat() returns, stop string cut."""
     conv = [{"role": "user", "content": "Hi"}]
