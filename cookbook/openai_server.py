@@ -17,6 +17,7 @@ import json
 import re
 import time
 import uuid
+from dataclasses import replace
 
 import anyio
 from fastapi import FastAPI, Request
@@ -32,11 +33,15 @@ MAX_TOKENS = 4096  # the default output length (--max-tokens): see above
 FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "malformed": "stop", "abort": "stop"}
 
 
-REFUSED = (("n", 1), ("best_of", 1), ("logprobs", False), ("top_logprobs", 0), ("echo", False), ("logit_bias", {}),
-           ("frequency_penalty", 0), ("presence_penalty", 0), ("response_format", {"type": "text"}), ("suffix", ""))
+REFUSED = (("best_of", 1), ("logit_bias", {}), ("frequency_penalty", 0), ("presence_penalty", 0),
+           ("response_format", {"type": "text"}), ("suffix", ""))
+CHAT_REFUSED = (("logprobs", False), ("top_logprobs", 0))  # per-token logprobs: /v1/completions only (below)
 KNOWN = {"model", "max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "min_p", "seed", "stop",
-         "stop_token_ids", "ignore_eos", "stream", "stream_options", "user", *(k for k, _ in REFUSED)}  # user: an id
-CHAT, COMPLETION = {"messages", "tools", "tool_choice", "reasoning_effort"}, {"prompt"}  # what each endpoint reads
+         "stop_token_ids", "ignore_eos", "stream", "stream_options", "user", "n", "logprobs",
+         *(k for k, _ in REFUSED)}  # user: an id
+CHAT = {"messages", "tools", "tool_choice", "reasoning_effort", "top_logprobs"}  # what each endpoint reads
+COMPLETION = {"prompt", "echo"}
+MAX_N = 64  # choices a prompt: each is a request of its own, with its own KV pages
 
 
 def sampling(body, max_tokens, fields):
@@ -46,15 +51,52 @@ def sampling(body, max_tokens, fields):
     if unknown := sorted(body.keys() - KNOWN - fields):  # refused, not ignored: a 200 would not have applied them
         also = f" (nor {', '.join(unknown[1:])})" if unknown[1:] else ""  # the first leads: it is the param
         raise ValueError(f"{unknown[0]}: not supported by this server{also}")
-    for k, ok in REFUSED:  # a bool only where the default is one: completions' logprobs 0 asks for logprobs
+    for k, ok in REFUSED + (CHAT_REFUSED if fields is CHAT else ()):  # a bool only where the default is one
         if get(k, ok) != ok or isinstance(get(k, ok), bool) != isinstance(ok, bool):
-            raise ValueError(f"{k}: not supported by this server (only {ok!r})")
-    if not isinstance(get("stream", False), bool):  # "false" would stream
-        raise ValueError(f"stream: must be true or false, got {body['stream']!r}")
+            raise ValueError(f"{k}: not supported by this server (only {ok!r})" + (
+                " on /v1/chat/completions; /v1/completions takes logprobs" if fields is CHAT else ""))
+    for k in ("stream", "echo"):  # "false" would stream
+        if not isinstance(get(k, False), bool):
+            raise ValueError(f"{k}: must be true or false, got {body[k]!r}")
+    n, logprobs = get("n", 1), None if fields is CHAT else get("logprobs")
+    if type(n) is not int or not 1 <= n <= MAX_N or n > 1 and get("stream", False):
+        raise ValueError(f"n: must be an int in [1, {MAX_N}], and 1 in a stream, got {n!r}")
+    if get("stream", False) and (logprobs is not None or get("echo", False)):
+        raise ValueError(f"{'logprobs' if logprobs is not None else 'echo'}: not supported in a stream")
     return SamplingParams(max_tokens=get("max_completion_tokens", get("max_tokens", max_tokens)),
                           temperature=get("temperature", 1.0), top_p=get("top_p", 1.0), top_k=get("top_k", 0),
                           min_p=get("min_p", 0.0), seed=get("seed"), stop=get("stop"),
-                          stop_token_ids=get("stop_token_ids"), ignore_eos=get("ignore_eos", False))
+                          stop_token_ids=get("stop_token_ids"), ignore_eos=get("ignore_eos", False),
+                          logprobs=logprobs, prompt_logprobs=logprobs if get("echo", False) else None)
+
+
+def fan_out(prompts, params, n):
+    """n choices a prompt (a string, token ids or a conversation; or a list of strings or of token-id lists), in
+    OpenAI's order, choice index = prompt x n + j: a request each. With a seed, choice j samples with seed + j, so the
+    choices differ and the request stays reproducible."""
+    if not isinstance(prompts, (str, list)):  # [5] would read as token ids
+        raise ValueError(f"prompt: must be a string or a list of token ids, got {type(prompts).__name__}")
+    plist = prompts if isinstance(prompts, list) and prompts and isinstance(prompts[0], (str, list)) else [prompts]
+    seeds = [None if params.seed is None else params.seed + j for j in range(n)]
+    return [p for p in plist for _ in range(n)], [replace(params, seed=seed) for _ in plist for seed in seeds]
+
+
+def usage_of(outs, n):  # the prompt counted once for its n choices, as OpenAI's usage does
+    n_in, n_out = sum(len(o.prompt_token_ids) for o in outs[::n]), sum(len(o.token_ids) for o in outs)
+    return {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}
+
+
+def completion_logprobs(tok, out, echo):
+    """OpenAI's legacy logprobs object for a completion choice: each token's text, its logprob and the top ones
+    (with the chosen token, as vLLM's), and its character offset in the choice's text. With echo the prompt's
+    tokens come first; the first has no logprob. The tokens include a stop token, which the text leaves out."""
+    ids = (out.prompt_token_ids if echo else []) + out.token_ids
+    per = ((out.prompt_logprobs or [None]) if echo else []) + (out.logprobs or [])
+    text = lambda t: tok.decode_bytes([t]).decode("utf-8", "replace")
+    tokens = [text(t) for t in ids]
+    return {"tokens": tokens, "token_logprobs": [d and d[t] for t, d in zip(ids, per)],
+            "top_logprobs": [d and {text(k): v for k, v in d.items()} for d in per],
+            "text_offset": list(itertools.accumulate([len(x) for x in tokens[:-1]], initial=0))}
 
 
 def error(message, status=400, param=None, kind="invalid_request_error"):  # OpenAI's shape: clients show it
@@ -68,8 +110,7 @@ def bad_request(e):  # the engine's ValueErrors start with the field they name (
 
 
 def usage(out):
-    n_in, n_out = len(out.prompt_token_ids), len(out.token_ids)
-    return {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}
+    return usage_of([out], 1)
 
 
 def wants_usage(body):  # stream_options.include_usage: a last chunk with the usage and no choices
@@ -96,14 +137,18 @@ def tool_calls(calls):
     return [{"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function", "function": c} for c in calls]
 
 
-def chat_response(out, model, rid):
+def chat_choice(out, index):
     msg = {"role": "assistant", "content": out.text or (None if out.tool_calls else ""),
            "reasoning_content": out.reasoning}
     if out.tool_calls:
         msg["tool_calls"] = tool_calls(out.tool_calls)
+    return {"index": index, "message": msg, "finish_reason": FINISH[out.finish_reason]}
+
+
+def chat_response(outs, model, rid):  # outs: a ChatOutput per choice, of one conversation
+    choices = [chat_choice(o, i) for i, o in enumerate(outs)]
     return {"id": rid, "object": "chat.completion", "created": int(time.time()), "model": model,
-            "usage": usage(out.output),
-            "choices": [{"index": 0, "message": msg, "finish_reason": FINISH[out.finish_reason]}]}
+            "usage": usage_of([o.output for o in outs], len(outs)), "choices": choices}
 
 
 def chat_chunks(items, model, rid, include_usage=False):
@@ -186,11 +231,11 @@ def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
             if body.get("stream"):
                 gen = engine.chat_stream(messages_of(body), params, effort, tools)
                 return await run_in_threadpool(stream, gen, chat_chunks, model_name, rid, wants_usage(body))
-            fut = await run_in_threadpool(engine.chat, messages_of(body), params, effort, tools)  # renders
-            out = await result(fut, request)
+            convs, plist = fan_out(messages_of(body), params, body.get("n") or 1)  # n copies of the conversation
+            outs = await result(await run_in_threadpool(engine.chat, convs, plist, effort, tools), request)  # renders
         except (ValueError, KeyError, TypeError) as e:  # bad fields deep in messages, tools
             return bad_request(e)
-        return chat_response(out, model_name, rid)
+        return chat_response(outs, model_name, rid)
 
     @app.post("/v1/completions")
     async def completions(body: dict, request: Request):
@@ -205,13 +250,15 @@ def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
                     raise ValueError("prompt: a stream takes one prompt (a string or a list of token ids)")
                 gen = engine.stream(body["prompt"], params)
                 return await run_in_threadpool(stream, gen, completion_chunks, base, wants_usage(body))
-            outs = await result(await run_in_threadpool(engine.generate, body["prompt"], params), request)
+            n, echo = body.get("n") or 1, bool(body.get("echo"))  # n choices a prompt, prompt-major
+            outs = await result(await run_in_threadpool(engine.generate, *fan_out(body["prompt"], params, n)), request)
         except (ValueError, KeyError, TypeError) as e:
             return bad_request(e)
-        outs = outs if isinstance(outs, list) else [outs]  # a list of prompts: a choice each, in order
-        total = {k: sum(usage(o)[k] for o in outs) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-        choices = [{"index": i, "text": o.text, "finish_reason": FINISH[o.finish_reason]} for i, o in enumerate(outs)]
-        return {**base, "usage": total, "choices": choices}
+        text = lambda o: (engine.tokenizer.decode(o.prompt_token_ids) if echo else "") + o.text
+        logprobs = lambda o: None if params.logprobs is None else completion_logprobs(engine.tokenizer, o, echo)
+        choices = [{"index": i, "text": text(o), "logprobs": logprobs(o), "finish_reason": FINISH[o.finish_reason]}
+                   for i, o in enumerate(outs)]
+        return {**base, "usage": usage_of(outs, n), "choices": choices}
 
     return app
 

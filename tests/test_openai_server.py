@@ -72,7 +72,7 @@ def test_tool_calls_have_openai_shape():
     from llm import ChatOutput, RequestOutput
     out = ChatOutput(1, "think", "", [{"name": "get_weather", "arguments": '{"city": "Paris"}'}], "tool_calls",
                      RequestOutput(1, [1, 2], [3, 4], "", "stop"))
-    r = openai.types.chat.ChatCompletion.model_validate(openai_server.chat_response(out, "gpt-oss", "chatcmpl-1"))
+    r = openai.types.chat.ChatCompletion.model_validate(openai_server.chat_response([out], "gpt-oss", "chatcmpl-1"))
     call = r.choices[0].message.tool_calls[0]
     assert call.function.name == "get_weather" and call.function.arguments == '{"city": "Paris"}'
     assert r.choices[0].finish_reason == "tool_calls"
@@ -102,7 +102,9 @@ def test_completions_take_a_list_of_prompts(client):
 @pytest.mark.parametrize("kw, match", [
     (dict(max_tokens=0), "max_tokens"),  # not the default 256
     (dict(max_tokens=10**6, stream=True), "context length"),  # a 400 before the stream starts
-    (dict(n=2), "n: not supported"), (dict(logprobs=True), "logprobs"),
+    (dict(n=2, stream=True), "n: must be an int in"), (dict(n=0), "n: must be an int in"),
+    (dict(logprobs=True), "logprobs: not supported by this server .* /v1/completions takes logprobs"),
+    (dict(top_logprobs=2), "top_logprobs: not supported"), (dict(extra_body={"echo": True}), "echo: not supported"),
     (dict(top_p="0.5"), "top_p"), (dict(tool_choice="required"), "tool_choice"),
     (dict(stream=True, stream_options=5), "stream_options"),  # was a 500
     (dict(frequency_penalty=1.5), "frequency_penalty: not supported"),  # these four were ignored (audit, s62)
@@ -116,7 +118,7 @@ def test_completions_take_a_list_of_prompts(client):
 def test_bad_chat_requests_are_400s_naming_the_field(client, kw, match):
     with pytest.raises(openai.BadRequestError, match=match) as e:
         client.chat.completions.create(model="gpt-oss", messages=[{"role": "user", "content": "Hi"}], **kw)
-    assert e.value.body["param"] == match.split(":")[0].split()[0] or match == "context length"
+    assert e.value.body["param"] == match.split(":")[0] or match == "context length"
 
 
 @pytest.mark.parametrize("messages", [[[{"role": "user", "content": "Hi"}]],  # a list of conversations
@@ -126,12 +128,58 @@ def test_malformed_messages_are_400s(client, messages):  # both were 500s, the f
         client.chat.completions.create(model="gpt-oss", messages=messages, max_tokens=2)
 
 
-@pytest.mark.parametrize("kw, field", [(dict(logprobs=0), "logprobs"),  # 0 == False let it through (audit, s63)
-                                       (dict(suffix="END"), "suffix"), (dict(extra_body={"tools": []}), "tools")])
-def test_completion_fields_it_cannot_apply_are_400s(client, kw, field):
-    with pytest.raises(openai.BadRequestError, match=f"{field}: not supported") as e:
+@pytest.mark.parametrize("kw, field, why", [
+    (dict(suffix="END"), "suffix", "not supported"), (dict(extra_body={"tools": []}), "tools", "not supported"),
+    (dict(logprobs=2, stream=True), "logprobs", "not supported in a stream"),
+    (dict(echo=True, stream=True), "echo", "not supported in a stream"),
+    (dict(logprobs=True), "logprobs", "must be None or an int"), (dict(logprobs=21), "logprobs", "must be None"),
+    (dict(echo="yes"), "echo", "must be true or false"), (dict(n=65), "n", "must be an int in"),
+    (dict(extra_body={"top_logprobs": 2}), "top_logprobs", "not supported")])  # a chat field
+def test_completion_fields_it_cannot_apply_are_400s(client, kw, field, why):
+    with pytest.raises(openai.BadRequestError, match=f"{field}: {why}") as e:
         client.completions.create(model="gpt-oss", prompt="Hello", max_tokens=2, **kw)
     assert e.value.body["param"] == field
+
+
+def test_n_choices_are_requests_with_seeds_seed_plus_j(served):
+    """n choices a prompt, prompt-major; with a seed, choice j is the engine's output at seed + j; the prompt's
+    tokens are counted once for its n choices (as OpenAI's usage)."""
+    engine, client = served
+    kw = dict(model="gpt-oss", max_tokens=3, temperature=1.0, seed=5, extra_body={"ignore_eos": True})
+    r = client.completions.create(prompt=["Hello", [1, 2, 3]], n=3, **kw)
+    own = [engine.generate(p, max_tokens=3, temperature=1.0, seed=5 + j, ignore_eos=True).result().text
+           for p in ("Hello", [1, 2, 3]) for j in range(3)]
+    assert [c.index for c in r.choices] == list(range(6)) and [c.text for c in r.choices] == own
+    assert len(set(own[:3])) > 1 and r.usage.completion_tokens == 18
+    assert r.usage.prompt_tokens == len(engine.tokenizer.encode("Hello")) + 3
+    msgs = [{"role": "user", "content": "Hi"}]
+    one = client.chat.completions.create(messages=msgs, **kw)
+    two = client.chat.completions.create(messages=msgs, n=2, **kw)
+    assert [c.index for c in two.choices] == [0, 1] and two.usage.prompt_tokens == one.usage.prompt_tokens
+    assert two.choices[0].message == one.choices[0].message and two.usage.completion_tokens == 6
+
+
+def test_completion_logprobs_and_echo_are_the_engines(served):
+    """logprobs=N: per token its text, logprob, the top N with it, and its offset; echo puts the prompt's tokens
+    first (the first without a logprob), as lm-eval's loglikelihood requests ask (echo, logprobs, max_tokens 1)."""
+    engine, client = served
+    r = client.completions.create(model="gpt-oss", prompt=[1, 2, 3], max_tokens=2, temperature=0, logprobs=2,
+                                  echo=True, extra_body={"ignore_eos": True})
+    out = engine.generate([1, 2, 3], max_tokens=2, temperature=0, ignore_eos=True, logprobs=2,
+                          prompt_logprobs=2).result()
+    lp, ids = r.choices[0].logprobs, [1, 2, 3] + out.token_ids
+    assert r.choices[0].text == engine.tokenizer.decode([1, 2, 3]) + out.text and lp.tokens[:3] == ['"', "#", "$"]
+    assert lp.token_logprobs[0] is None and lp.top_logprobs[0] is None
+    want = [d[t] for t, d in zip(ids[1:], out.prompt_logprobs[1:] + out.logprobs)]
+    assert lp.token_logprobs[1:] == pytest.approx(want, abs=1e-6)
+    assert all(2 <= len(d) <= 3 for d in lp.top_logprobs[1:])  # the top 2, and the chosen token where it is not
+    assert lp.token_logprobs[-1] == pytest.approx(max(lp.top_logprobs[-1].values()), abs=1e-6)  # greedy: the top one
+    assert lp.text_offset == [sum(len(t) for t in lp.tokens[:i]) for i in range(len(ids))]
+    plain = client.completions.create(model="gpt-oss", prompt=[1, 2, 3], max_tokens=2, temperature=0, logprobs=0,
+                                      extra_body={"ignore_eos": True}).choices[0]
+    assert plain.text == out.text and plain.logprobs.token_logprobs == pytest.approx(want[2:], abs=1e-6)
+    assert plain.logprobs.top_logprobs == [{t: v} for t, v in zip(plain.logprobs.tokens, plain.logprobs.token_logprobs)]
+    assert client.completions.create(model="gpt-oss", prompt="Hi", max_tokens=2).choices[0].logprobs is None
 
 
 def test_the_command_line_refuses_unknown_flags_and_missing_checkpoints(tmp_path):  # --host was read as the model
