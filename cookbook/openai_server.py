@@ -11,6 +11,7 @@ repetition_penalty, min_tokens or guided_json would otherwise come back as a 200
 """
 import argparse
 import asyncio
+import codecs
 import contextlib
 import itertools
 import json
@@ -54,7 +55,7 @@ def sampling(body, max_tokens, fields):
     for k, ok in REFUSED + (CHAT_REFUSED if fields is CHAT else ()):  # a bool only where the default is one
         if get(k, ok) != ok or isinstance(get(k, ok), bool) != isinstance(ok, bool):
             raise ValueError(f"{k}: not supported by this server (only {ok!r})" + (
-                " on /v1/chat/completions; /v1/completions takes logprobs" if fields is CHAT else ""))
+                " on /v1/chat/completions; /v1/completions takes logprobs" if k in dict(CHAT_REFUSED) else ""))
     for k in ("stream", "echo"):  # "false" would stream
         if not isinstance(get(k, False), bool):
             raise ValueError(f"{k}: must be true or false, got {body[k]!r}")
@@ -63,11 +64,16 @@ def sampling(body, max_tokens, fields):
         raise ValueError(f"n: must be an int in [1, {MAX_N}], and 1 in a stream, got {n!r}")
     if get("stream", False) and (logprobs is not None or get("echo", False)):
         raise ValueError(f"{'logprobs' if logprobs is not None else 'echo'}: not supported in a stream")
-    return SamplingParams(max_tokens=get("max_completion_tokens", get("max_tokens", max_tokens)),
+    max_tokens = 1 if scores_only(body) else get("max_completion_tokens", get("max_tokens", max_tokens))
+    return SamplingParams(max_tokens=max_tokens,
                           temperature=get("temperature", 1.0), top_p=get("top_p", 1.0), top_k=get("top_k", 0),
                           min_p=get("min_p", 0.0), seed=get("seed"), stop=get("stop"),
                           stop_token_ids=get("stop_token_ids"), ignore_eos=get("ignore_eos", False),
                           logprobs=logprobs, prompt_logprobs=logprobs if get("echo", False) else None)
+
+
+def scores_only(body):  # echo and max_tokens 0: the prompt and its logprobs, nothing generated (as OpenAI's, vLLM's)
+    return body.get("echo") is True and type(body.get("max_tokens")) is int and body["max_tokens"] == 0
 
 
 def fan_out(prompts, params, n):
@@ -77,7 +83,8 @@ def fan_out(prompts, params, n):
     if not isinstance(prompts, (str, list)):  # [5] would read as token ids
         raise ValueError(f"prompt: must be a string or a list of token ids, got {type(prompts).__name__}")
     plist = prompts if isinstance(prompts, list) and prompts and isinstance(prompts[0], (str, list)) else [prompts]
-    seeds = [None if params.seed is None else params.seed + j for j in range(n)]
+    M = 2**63 - 1  # seed + j wraps within SamplingParams' seeds, |seed| <= M
+    seeds = [None if params.seed is None else (params.seed + j + M) % (2 * M + 1) - M for j in range(n)]
     return [p for p in plist for _ in range(n)], [replace(params, seed=seed) for _ in plist for seed in seeds]
 
 
@@ -86,17 +93,34 @@ def usage_of(outs, n):  # the prompt counted once for its n choices, as OpenAI's
     return {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}
 
 
+def token_text(tok, t):  # "bytes:\\xe6\\x97" where a token's bytes are no whole UTF-8 text: distinct tokens, keys
+    b = tok.decode_bytes([t])
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return "bytes:" + "".join(f"\\x{c:02x}" for c in b)
+
+
+def text_offsets(tok, ids, start=0):  # where each token's text begins in the decoded text, in whole characters
+    dec, pos, out = codecs.getincrementaldecoder("utf-8")("replace"), start, []
+    for t in ids:
+        out.append(pos)
+        pos += len(dec.decode(tok.decode_bytes([t])))
+    return out
+
+
 def completion_logprobs(tok, out, echo):
     """OpenAI's legacy logprobs object for a completion choice: each token's text, its logprob and the top ones
     (with the chosen token, as vLLM's), and its character offset in the choice's text. With echo the prompt's
     tokens come first; the first has no logprob. The tokens include a stop token, which the text leaves out."""
     ids = (out.prompt_token_ids if echo else []) + out.token_ids
     per = ((out.prompt_logprobs or [None]) if echo else []) + (out.logprobs or [])
-    text = lambda t: tok.decode_bytes([t]).decode("utf-8", "replace")
-    tokens = [text(t) for t in ids]
-    return {"tokens": tokens, "token_logprobs": [d and d[t] for t, d in zip(ids, per)],
-            "top_logprobs": [d and {text(k): v for k, v in d.items()} for d in per],
-            "text_offset": list(itertools.accumulate([len(x) for x in tokens[:-1]], initial=0))}
+    per += [None] * (len(ids) - len(per))  # a prompt aborted while it was scored
+    start = len(tok.decode(out.prompt_token_ids)) if echo else 0
+    return {"tokens": [token_text(tok, t) for t in ids], "token_logprobs": [d and d[t] for t, d in zip(ids, per)],
+            "top_logprobs": [d and {token_text(tok, k): v for k, v in d.items()} for d in per],
+            "text_offset": (text_offsets(tok, out.prompt_token_ids) if echo else []) + text_offsets(
+                tok, out.token_ids, start)}
 
 
 def error(message, status=400, param=None, kind="invalid_request_error"):  # OpenAI's shape: clients show it
@@ -254,6 +278,8 @@ def build_app(engine, model_name="gpt-oss", max_tokens=MAX_TOKENS):
             outs = await result(await run_in_threadpool(engine.generate, *fan_out(body["prompt"], params, n)), request)
         except (ValueError, KeyError, TypeError) as e:
             return bad_request(e)
+        if scores_only(body):  # the one token generated is dropped
+            outs = [replace(o, token_ids=[], text="", logprobs=[], finish_reason="length") for o in outs]
         text = lambda o: (engine.tokenizer.decode(o.prompt_token_ids) if echo else "") + o.text
         logprobs = lambda o: None if params.logprobs is None else completion_logprobs(engine.tokenizer, o, echo)
         choices = [{"index": i, "text": text(o), "logprobs": logprobs(o), "finish_reason": FINISH[o.finish_reason]}

@@ -107,7 +107,8 @@ def test_completions_take_a_list_of_prompts(client):
     (dict(top_logprobs=2), "top_logprobs: not supported"), (dict(extra_body={"echo": True}), "echo: not supported"),
     (dict(top_p="0.5"), "top_p"), (dict(tool_choice="required"), "tool_choice"),
     (dict(stream=True, stream_options=5), "stream_options"),  # was a 500
-    (dict(frequency_penalty=1.5), "frequency_penalty: not supported"),  # these four were ignored (audit, s62)
+    (dict(frequency_penalty=1.5), r"frequency_penalty: not supported by this server \(only 0\)$"),  # these four
+    # were ignored (audit, s62); the $: no hint about /v1/completions' logprobs (audit, s66)
     (dict(logit_bias={"1": 5}), "logit_bias: not supported"),
     (dict(response_format={"type": "json_object"}), "response_format: not supported"),
     (dict(extra_body={"stream": "false"}), "stream: must be true or false"),  # a truthy string: it streamed
@@ -157,6 +158,9 @@ def test_n_choices_are_requests_with_seeds_seed_plus_j(served):
     two = client.chat.completions.create(messages=msgs, n=2, **kw)
     assert [c.index for c in two.choices] == [0, 1] and two.usage.prompt_tokens == one.usage.prompt_tokens
     assert two.choices[0].message == one.choices[0].message and two.usage.completion_tokens == 6
+    edge = client.completions.create(prompt="Hello", n=2, **{**kw, "seed": 2**63 - 1})  # j = 1 wraps to 1 - 2**63
+    assert edge.choices[1].text == engine.generate("Hello", max_tokens=3, temperature=1.0, seed=1 - 2**63,
+                                                   ignore_eos=True).result().text
 
 
 def test_completion_logprobs_and_echo_are_the_engines(served):
@@ -180,6 +184,24 @@ def test_completion_logprobs_and_echo_are_the_engines(served):
     assert plain.text == out.text and plain.logprobs.token_logprobs == pytest.approx(want[2:], abs=1e-6)
     assert plain.logprobs.top_logprobs == [{t: v} for t, v in zip(plain.logprobs.tokens, plain.logprobs.token_logprobs)]
     assert client.completions.create(model="gpt-oss", prompt="Hi", max_tokens=2).choices[0].logprobs is None
+    only = client.completions.create(model="gpt-oss", prompt=[1, 2, 3], max_tokens=0, temperature=0, logprobs=2,
+                                     echo=True).choices[0]  # a prompt scored, nothing generated (OpenAI's, vLLM's)
+    assert only.text == engine.tokenizer.decode([1, 2, 3]) and only.logprobs.tokens == lp.tokens[:3]
+    assert only.logprobs.token_logprobs[1:] == pytest.approx(want[:2], abs=1e-6) and only.finish_reason == "length"
+
+
+def test_token_texts_stay_distinct_and_offsets_count_characters():
+    """A token that is no whole UTF-8 text reads "bytes:\\x.." (else every such token is one U+FFFD key and
+    overwrites the others in top_logprobs); offsets count the characters of the decoded text."""
+    import openai_server
+    from llm import RequestOutput
+    from model.tokenizer import Tokenizer
+    tok = Tokenizer.from_tiktoken_file(TIKTOKEN)
+    ids = tok.encode("日本語🎉 ok")  # the emoji is split over two tokens: b"\xf0\x9f\x8e", b"\x89"
+    per = [{t: -0.1, 95: -2.0, 96: -3.0} for t in ids]  # 95, 96: the single bytes \xa2, \xa3
+    lp = openai_server.completion_logprobs(tok, RequestOutput(0, [1], ids, "", "length", logprobs=per), False)
+    assert lp["tokens"][2:] == ["bytes:\\xf0\\x9f\\x8e", "bytes:\\x89", " ok"] and lp["text_offset"] == [0, 2, 3, 3, 4]
+    assert lp["top_logprobs"][3] == {"bytes:\\x89": -0.1, "bytes:\\xa2": -2.0, "bytes:\\xa3": -3.0}
 
 
 def test_the_command_line_refuses_unknown_flags_and_missing_checkpoints(tmp_path):  # --host was read as the model
