@@ -64,8 +64,8 @@ def sampling(body, max_tokens, fields):
         raise ValueError(f"n: must be an int in [1, {MAX_N}], and 1 in a stream, got {n!r}")
     if get("stream", False) and (logprobs is not None or get("echo", False)):
         raise ValueError(f"{'logprobs' if logprobs is not None else 'echo'}: not supported in a stream")
-    max_tokens = 1 if scores_only(body) else get("max_completion_tokens", get("max_tokens", max_tokens))
-    return SamplingParams(max_tokens=max_tokens,
+    length = 1 if scores_only(body) else get("max_completion_tokens", get("max_tokens", max_tokens))
+    return SamplingParams(max_tokens=length,
                           temperature=get("temperature", 1.0), top_p=get("top_p", 1.0), top_k=get("top_k", 0),
                           min_p=get("min_p", 0.0), seed=get("seed"), stop=get("stop"),
                           stop_token_ids=get("stop_token_ids"), ignore_eos=get("ignore_eos", False),
